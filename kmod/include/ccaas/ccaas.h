@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ccaas core API for CCA modules.
+ *
+ * A CCA module fills a struct ccaas_cca and calls ccaas_cca_register(): the
+ * core registers the tcp_congestion_ops with the TCP stack and lists the CCA
+ * (version, features) to userspace through the "ccaas" genetlink family.
+ * Because the CCA module then uses a symbol of ccaas_core, the core cannot be
+ * unloaded while any CCA is registered.
+ */
+#ifndef _CCAAS_CCAAS_H
+#define _CCAAS_CCAAS_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <net/tcp.h>
+#include <uapi/linux/ccaas.h>
+
+/**
+ * struct ccaas_cca - a CCA as the core knows it
+ * @ops: the congestion control operations; @ops->name is the CCA's name
+ * @version: CCAAS_VERSION(major, minor, patch)
+ * @features: enum ccaas_cca_feature bits
+ * @node: core-private list linkage
+ */
+struct ccaas_cca {
+	struct tcp_congestion_ops *ops;
+	u32 version;
+	u32 features;
+	struct list_head node;
+};
+
+int ccaas_cca_register(struct ccaas_cca *cca);
+void ccaas_cca_unregister(struct ccaas_cca *cca);
+
+/* For in-kernel tests: the registered CCA called @name, or NULL. */
+const struct ccaas_cca *ccaas_cca_lookup(const char *name);
+
+#endif /* _CCAAS_CCAAS_H */
