@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ccaas top-level Makefile.
+#
+#   make                      modules for the running kernel (or KDIR=/ KERNELRELEASE=)
+#   make modules-all          modules for every pinned kernel, into build/<release>/
+#   make ccactl               the userspace tool
+#   make check                everything the tests need, then every test suite
+#   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
+
+include scripts/versions.conf
+
+KERNELRELEASE_HOST := $(shell uname -r)
+KERNELRELEASE ?= $(KERNELRELEASE_HOST)
+KDIR ?= /lib/modules/$(KERNELRELEASE)/build
+PWD := $(CURDIR)
+VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+
+PINNED := $(KVER_6_1) $(KVER_6_12)
+
+.PHONY: all modules modules-all clean ccactl check checkpatch install
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+# Out-of-tree builds write next to the sources, so each kernel gets its own
+# copy of the kernel sources under build/<release>/.
+KSRC := Kbuild kmod include
+modules-all: $(addprefix build/,$(addsuffix /.built,$(PINNED)))
+
+build/%/.built: FORCE
+	@mkdir -p build/$*
+	@rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
+		--exclude '*.mod*' --exclude 'compat-generated.h' $(KSRC) build/$*/ 2>/dev/null || \
+		rsync -a $(KSRC) build/$*/
+	$(MAKE) -C /usr/src/linux-headers-$* M=$(PWD)/build/$* W=$(W) modules
+	@touch $@
+
+FORCE:
+
+ccactl:
+	$(MAKE) -C tools/ccactl VERSION=$(VERSION)
+
+check:
+	scripts/check.sh
+
+checkpatch:
+	scripts/checkpatch.sh
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null
+	rm -rf build
+	$(MAKE) -C tools/ccactl clean

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cca_dctcp: Data Center TCP on the ccaas core.
+ *
+ * DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257) reacts to the *extent* of
+ * congestion rather than its mere presence. Switches mark CE once their queue
+ * passes a shallow threshold; the receiver echoes each packet's CE state
+ * exactly (ccaas_ecn_rcv_ce()); the sender keeps alpha, an estimate of the
+ * fraction of its packets that were marked, updated once per round trip:
+ *
+ *	alpha <- (1 - g) * alpha + g * F	F = marked / delivered in the round
+ *
+ * and on congestion cuts cwnd by alpha / 2 instead of half:
+ *
+ *	cwnd <- cwnd * (1 - alpha / 2)
+ *
+ * so a lightly marked flow barely slows while a fully marked one halves like
+ * Reno. Window growth is Reno's. A loss (entering Recovery) halves cwnd as in
+ * Reno whatever alpha says.
+ *
+ * ECN must be negotiated for any of this. When the handshake did not
+ * negotiate it, cca_dctcp stays the socket's CCA (so the socket keeps its
+ * name in `ss` and in ccaas policy) but behaves exactly like Reno, and its
+ * packets stop carrying ECT.
+ *
+ * The alpha arithmetic and round detection are the shared helpers of
+ * <ccaas/ecn.h> and <ccaas/round.h>; they are inline so that a ccaas CCA
+ * costs no more per ACK than a hand-written one.
+ */
+#include <linux/inet_diag.h>
+#include <linux/module.h>
+#include <net/tcp.h>
+
+#include <ccaas/ccaas.h>
+#include <ccaas/ecn.h>
+#include <ccaas/param.h>
+#include <ccaas/round.h>
+
+#define CCA_DCTCP_VERSION	CCAAS_VERSION(1, 0, 0)
+
+/* Gain g = 2^-shift_g of the alpha EWMA; RFC 8257 suggests 1/16. */
+static unsigned int shift_g __read_mostly = 4;
+CCAAS_PARAM_UINT(shift_g, shift_g, 0, CCAAS_ALPHA_SHIFT, 0644,
+		 "alpha EWMA gain is 2^-shift_g");
+
+/*
+ * alpha of a new connection, in 1/1024. Starting at 1 (all marked) makes the
+ * first reactions Reno-like until the estimate has converged.
+ */
+static unsigned int alpha_on_init __read_mostly = CCAAS_ALPHA_ONE;
+CCAAS_PARAM_UINT(alpha_on_init, alpha_on_init, 0, CCAAS_ALPHA_ONE, 0644,
+		 "initial alpha, in 1/1024");
+
+struct cca_dctcp {
+	struct ccaas_round round;	/* current round trip */
+	u32 alpha;			/* marked fraction, 1/1024 units */
+	u32 loss_cwnd;			/* cwnd before the last reduction */
+	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
+	u32 ce_state:1,			/* receiver: last data packet had CE */
+	    reno:1,			/* ECN not negotiated: act as Reno */
+	    unused:30;
+};
+
+static struct tcp_congestion_ops cca_dctcp_ops;
+
+static void cca_dctcp_init(struct sock *sk)
+{
+	struct cca_dctcp *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	/*
+	 * init() also runs for listeners and for sockets that are not yet
+	 * connected; their ECN outcome is unknown, so only an established
+	 * socket without TCP_ECN_OK falls back.
+	 */
+	ca->reno = !(tp->ecn_flags & TCP_ECN_OK) &&
+		   sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE;
+	ca->alpha = min(alpha_on_init, CCAAS_ALPHA_ONE);
+	ca->loss_cwnd = 0;
+	ca->ce_state = 0;
+	ca->prior_rcv_nxt = tp->rcv_nxt;
+	ccaas_round_start(&ca->round, tp);
+
+	if (ca->reno)
+		INET_ECN_dontxmit(sk);
+}
+
+static u32 cca_dctcp_ssthresh(struct sock *sk)
+{
+	struct cca_dctcp *ca = inet_csk_ca(sk);
+	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
+
+	ca->loss_cwnd = cwnd;
+	if (ca->reno)
+		return max(cwnd >> 1, 2U);
+	return ccaas_alpha_cut(cwnd, ca->alpha);
+}
+
+/* Once per round trip: fold the round's marked fraction into alpha. */
+static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct cca_dctcp *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 alpha;
+
+	if (ca->reno || !ccaas_round_over(&ca->round, tp))
+		return;
+
+	alpha = ccaas_alpha_update(ca->alpha,
+				   ccaas_round_delivered(&ca->round, tp),
+				   ccaas_round_delivered_ce(&ca->round, tp),
+				   shift_g);
+	/* get_info() reads alpha without the socket lock. */
+	WRITE_ONCE(ca->alpha, alpha);
+	ccaas_round_start(&ca->round, tp);
+}
+
+/* A loss halves cwnd whatever alpha is, as in Reno. */
+static void cca_dctcp_set_state(struct sock *sk, u8 new_state)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct cca_dctcp *ca = inet_csk_ca(sk);
+
+	if (new_state != TCP_CA_Recovery ||
+	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
+		return;
+
+	ca->loss_cwnd = tcp_snd_cwnd(tp);
+	tp->snd_ssthresh = max(tcp_snd_cwnd(tp) >> 1, 2U);
+}
+
+static void cca_dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct cca_dctcp *ca = inet_csk_ca(sk);
+	u32 ce_state;
+
+	if (ca->reno)
+		return;
+	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
+		return;
+
+	ce_state = ca->ce_state;
+	ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ce_state);
+	ca->ce_state = ce_state;
+}
+
+static u32 cca_dctcp_undo_cwnd(struct sock *sk)
+{
+	const struct cca_dctcp *ca = inet_csk_ca(sk);
+
+	return max(tcp_snd_cwnd(tcp_sk(sk)), ca->loss_cwnd);
+}
+
+/* Shown by `ss -ti` as dctcp:(ce_state:..,alpha:..,ab_ecn:..,ab_tot:..). */
+static size_t cca_dctcp_get_info(struct sock *sk, u32 ext, int *attr,
+				 union tcp_cc_info *info)
+{
+	const struct cca_dctcp *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!(ext & (1 << (INET_DIAG_DCTCPINFO - 1))) &&
+	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+		return 0;
+
+	memset(&info->dctcp, 0, sizeof(info->dctcp));
+	if (!ca->reno) {
+		info->dctcp.dctcp_enabled = 1;
+		info->dctcp.dctcp_ce_state = ca->ce_state;
+		info->dctcp.dctcp_alpha = READ_ONCE(ca->alpha);
+		info->dctcp.dctcp_ab_ecn = tp->mss_cache *
+			ccaas_round_delivered_ce(&ca->round, tp);
+		info->dctcp.dctcp_ab_tot = tp->mss_cache *
+			ccaas_round_delivered(&ca->round, tp);
+	}
+	*attr = INET_DIAG_DCTCPINFO;
+	return sizeof(info->dctcp);
+}
+
+static struct tcp_congestion_ops cca_dctcp_ops __read_mostly = {
+	.init		= cca_dctcp_init,
+	.in_ack_event	= cca_dctcp_in_ack_event,
+	.cwnd_event	= cca_dctcp_cwnd_event,
+	.ssthresh	= cca_dctcp_ssthresh,
+	.cong_avoid	= tcp_reno_cong_avoid,
+	.undo_cwnd	= cca_dctcp_undo_cwnd,
+	.set_state	= cca_dctcp_set_state,
+	.get_info	= cca_dctcp_get_info,
+	.flags		= TCP_CONG_NEEDS_ECN,
+	.owner		= THIS_MODULE,
+	.name		= "cca_dctcp",
+};
+
+static struct ccaas_cca cca_dctcp = {
+	.ops		= &cca_dctcp_ops,
+	.version	= CCA_DCTCP_VERSION,
+	.features	= CCAAS_CCA_F_NEEDS_ECN | CCAAS_CCA_F_ECN_OK |
+			  CCAAS_CCA_F_NONECN_OK,
+};
+
+static int __init cca_dctcp_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct cca_dctcp) > ICSK_CA_PRIV_SIZE);
+	return ccaas_cca_register(&cca_dctcp);
+}
+
+static void __exit cca_dctcp_unregister(void)
+{
+	ccaas_cca_unregister(&cca_dctcp);
+}
+
+module_init(cca_dctcp_register);
+module_exit(cca_dctcp_unregister);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ccaas: DCTCP (cca_dctcp)");
+MODULE_ALIAS("tcp_cca_dctcp");

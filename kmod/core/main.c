@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ccaas_core: congestion control as a service.
+ *
+ * The core keeps the registry of ccaas CCA modules and speaks the "ccaas"
+ * generic netlink family to ccactl. CCA modules depend on its symbols, so the
+ * module loader refuses to unload the core while any CCA is registered.
+ */
+#include <linux/module.h>
+
+#include "core.h"
+
+static int __init ccaas_core_init(void)
+{
+	int err;
+
+	err = ccaas_netlink_init();
+	if (err)
+		return err;
+
+	pr_info("ccaas: core loaded (genetlink family %s v%d)\n",
+		CCAAS_FAMILY_NAME, CCAAS_FAMILY_VERSION);
+	return 0;
+}
+
+static void __exit ccaas_core_exit(void)
+{
+	ccaas_netlink_exit();
+}
+
+module_init(ccaas_core_init);
+module_exit(ccaas_core_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ccaas: congestion control as a service (core)");
+MODULE_ALIAS_GENL_FAMILY(CCAAS_FAMILY_NAME);

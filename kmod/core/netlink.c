@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "ccaas" generic netlink family (include/uapi/linux/ccaas.yaml).
+ *
+ * Every operation has its own attribute policy, so the core validates input
+ * strictly before a handler runs; handlers explain every rejection through
+ * extack. Operations that change state will carry GENL_ADMIN_PERM (checked
+ * against the user namespace that owns the caller's network namespace).
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "core.h"
+
+static const struct nla_policy ccaas_cca_get_policy[CCAAS_A_CCA_MAX + 1] = {
+	[CCAAS_A_CCA_NAME] = { .type = NLA_NUL_STRING,
+			       .len = CCAAS_CCA_NAME_MAX - 1 },
+};
+
+static struct genl_family ccaas_family;
+
+struct ccaas_fill_ctx {
+	u32 portid;
+	u32 seq;
+	int flags;
+};
+
+static int ccaas_cca_fill(struct sk_buff *skb, const struct ccaas_cca *cca,
+			  void *arg)
+{
+	const struct ccaas_fill_ctx *ctx = arg;
+	const struct tcp_congestion_ops *ops = cca->ops;
+	const char *owner = ops->owner ? module_name(ops->owner) : "kernel";
+	void *hdr;
+
+	hdr = genlmsg_put(skb, ctx->portid, ctx->seq, &ccaas_family,
+			  ctx->flags, CCAAS_CMD_CCA_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	if (nla_put_string(skb, CCAAS_A_CCA_NAME, ops->name) ||
+	    nla_put_u32(skb, CCAAS_A_CCA_VERSION, cca->version) ||
+	    nla_put_u32(skb, CCAAS_A_CCA_FEATURES, cca->features) ||
+	    nla_put_string(skb, CCAAS_A_CCA_MODULE, owner) ||
+	    nla_put_u32(skb, CCAAS_A_CCA_FLAGS, ops->flags)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int ccaas_nl_cca_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ccaas_fill_ctx ctx = {
+		.portid = info->snd_portid,
+		.seq = info->snd_seq,
+	};
+	struct nlattr *attr;
+	struct sk_buff *msg;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CCAAS_A_CCA_NAME))
+		return -EINVAL;
+	attr = info->attrs[CCAAS_A_CCA_NAME];
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	err = ccaas_registry_fill(msg, nla_data(attr), ccaas_cca_fill, &ctx);
+	if (err) {
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "CCA not registered with ccaas");
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int ccaas_nl_cca_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	struct ccaas_fill_ctx ctx = {
+		.portid = NETLINK_CB(cb->skb).portid,
+		.seq = cb->nlh->nlmsg_seq,
+		.flags = NLM_F_MULTI,
+	};
+
+	return ccaas_registry_dump(skb, &cb->args[0], ccaas_cca_fill, &ctx);
+}
+
+static const struct genl_ops ccaas_ops[] = {
+	{
+		.cmd = CCAAS_CMD_CCA_GET,
+		.doit = ccaas_nl_cca_get_doit,
+		.dumpit = ccaas_nl_cca_get_dumpit,
+		.policy = ccaas_cca_get_policy,
+		.maxattr = CCAAS_A_CCA_MAX,
+	},
+};
+
+static const struct genl_multicast_group ccaas_mcgrps[] = {
+	{ .name = CCAAS_MCGRP_MONITOR, },
+};
+
+static struct genl_family ccaas_family __ro_after_init = {
+	.name = CCAAS_FAMILY_NAME,
+	.version = CCAAS_FAMILY_VERSION,
+	.netnsok = true,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = ccaas_ops,
+	.n_ops = ARRAY_SIZE(ccaas_ops),
+	.resv_start_op = __CCAAS_CMD_MAX,
+	.mcgrps = ccaas_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(ccaas_mcgrps),
+};
+
+int __init ccaas_netlink_init(void)
+{
+	return genl_register_family(&ccaas_family);
+}
+
+void ccaas_netlink_exit(void)
+{
+	genl_unregister_family(&ccaas_family);
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CCA registry: which ccaas CCAs exist, their versions and features.
+ *
+ * Writers (module load/unload) serialise on ccaas_registry_lock; readers on
+ * the data path will walk the list under RCU, control-plane readers (netlink)
+ * take the mutex so they may sleep while filling messages.
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/string.h>
+
+#include "core.h"
+
+static LIST_HEAD(ccaas_registry);
+static DEFINE_MUTEX(ccaas_registry_lock);
+
+/* The features a CCA may declare; anything else is a bug in the CCA. */
+#define CCAAS_CCA_F_ALL (CCAAS_CCA_F_NEEDS_ECN | CCAAS_CCA_F_ECN_OK | \
+			 CCAAS_CCA_F_NONECN_OK | CCAAS_CCA_F_TRANSITIONAL | \
+			 CCAAS_CCA_F_CONG_CONTROL)
+
+static struct ccaas_cca *ccaas_registry_find(const char *name)
+{
+	struct ccaas_cca *cca;
+
+	list_for_each_entry_rcu(cca, &ccaas_registry, node,
+				lockdep_is_held(&ccaas_registry_lock))
+		if (!strcmp(cca->ops->name, name))
+			return cca;
+	return NULL;
+}
+
+/* A CCA's declared features must agree with what its ops really do. */
+static int ccaas_cca_check(const struct ccaas_cca *cca)
+{
+	const struct tcp_congestion_ops *ops = cca->ops;
+	bool needs_ecn = ops->flags & TCP_CONG_NEEDS_ECN;
+
+	if (cca->features & ~CCAAS_CCA_F_ALL)
+		return -EINVAL;
+	if (needs_ecn != !!(cca->features & CCAAS_CCA_F_NEEDS_ECN))
+		return -EINVAL;
+	if (!!ops->cong_control != !!(cca->features & CCAAS_CCA_F_CONG_CONTROL))
+		return -EINVAL;
+	/* A CCA must be able to hold at least one kind of socket. */
+	if (!(cca->features & (CCAAS_CCA_F_ECN_OK | CCAAS_CCA_F_NONECN_OK)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * ccaas_cca_register - register a CCA with the TCP stack and the core
+ * @cca: the CCA; must stay valid until ccaas_cca_unregister()
+ *
+ * Return: 0, -EINVAL for inconsistent declarations, -EEXIST if the name is
+ * taken (by a ccaas CCA or any other congestion control).
+ */
+int ccaas_cca_register(struct ccaas_cca *cca)
+{
+	int err;
+
+	err = ccaas_cca_check(cca);
+	if (err) {
+		pr_err("ccaas: %s declares features that do not match its ops\n",
+		       cca->ops->name);
+		return err;
+	}
+
+	mutex_lock(&ccaas_registry_lock);
+	if (ccaas_registry_find(cca->ops->name)) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	err = tcp_register_congestion_control(cca->ops);
+	if (err)
+		goto unlock;
+	list_add_tail_rcu(&cca->node, &ccaas_registry);
+	pr_info("ccaas: registered %s %u.%u.%u\n", cca->ops->name,
+		CCAAS_VERSION_MAJOR(cca->version),
+		CCAAS_VERSION_MINOR(cca->version),
+		CCAAS_VERSION_PATCH(cca->version));
+unlock:
+	mutex_unlock(&ccaas_registry_lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(ccaas_cca_register);
+
+/**
+ * ccaas_cca_unregister - undo ccaas_cca_register()
+ * @cca: a registered CCA
+ *
+ * Called from the CCA module's exit, which the module loader allows only
+ * once no socket holds a reference to the module any more.
+ */
+void ccaas_cca_unregister(struct ccaas_cca *cca)
+{
+	mutex_lock(&ccaas_registry_lock);
+	list_del_rcu(&cca->node);
+	mutex_unlock(&ccaas_registry_lock);
+	/* Waits for an RCU grace period, which also covers our readers. */
+	tcp_unregister_congestion_control(cca->ops);
+}
+EXPORT_SYMBOL_GPL(ccaas_cca_unregister);
+
+const struct ccaas_cca *ccaas_cca_lookup(const char *name)
+{
+	const struct ccaas_cca *cca;
+
+	mutex_lock(&ccaas_registry_lock);
+	cca = ccaas_registry_find(name);
+	mutex_unlock(&ccaas_registry_lock);
+	return cca;
+}
+EXPORT_SYMBOL_GPL(ccaas_cca_lookup);
+
+/* Fill one message for the CCA called @name: -ENOENT if there is none. */
+int ccaas_registry_fill(struct sk_buff *skb, const char *name,
+			int (*fill)(struct sk_buff *skb,
+				    const struct ccaas_cca *cca, void *arg),
+			void *arg)
+{
+	struct ccaas_cca *cca;
+	int err = -ENOENT;
+
+	mutex_lock(&ccaas_registry_lock);
+	cca = ccaas_registry_find(name);
+	if (cca)
+		err = fill(skb, cca, arg);
+	mutex_unlock(&ccaas_registry_lock);
+	return err;
+}
+
+/*
+ * Fill messages for the CCAs from index *@pos on, until @skb is full.
+ * Return: the length of @skb (0 ends the dump), or an error for the first.
+ */
+int ccaas_registry_dump(struct sk_buff *skb, long *pos,
+			int (*fill)(struct sk_buff *skb,
+				    const struct ccaas_cca *cca, void *arg),
+			void *arg)
+{
+	struct ccaas_cca *cca;
+	long i = 0;
+	int err = 0;
+
+	mutex_lock(&ccaas_registry_lock);
+	list_for_each_entry(cca, &ccaas_registry, node) {
+		if (i++ < *pos)
+			continue;
+		err = fill(skb, cca, arg);
+		if (err)
+			break;
+		(*pos)++;
+	}
+	mutex_unlock(&ccaas_registry_lock);
+
+	/* A message that did not fit goes into the next skb. */
+	if (err == -EMSGSIZE && skb->len)
+		err = 0;
+	return err ?: skb->len;
+}

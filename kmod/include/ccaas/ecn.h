@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ECN helpers shared by ccaas CCAs: the DCTCP-style estimate of the fraction
+ * of CE-marked packets, and the receiver side of accurate CE feedback.
+ *
+ * alpha is a fixed-point fraction with CCAAS_ALPHA_ONE (1024) meaning "every
+ * packet of the round was marked". Once per round it moves towards the
+ * round's marked fraction F with gain g = 2^-shift:
+ *
+ *	alpha <- (1 - g) * alpha + g * F
+ *
+ * A sender reacting to marks cuts cwnd by alpha / 2 (see ccaas_alpha_cut()).
+ */
+#ifndef _CCAAS_ECN_H
+#define _CCAAS_ECN_H
+
+#include <linux/minmax.h>
+#include <net/inet_connection_sock.h>
+#include <net/tcp.h>
+
+#define CCAAS_ALPHA_SHIFT	10
+#define CCAAS_ALPHA_ONE		(1U << CCAAS_ALPHA_SHIFT)
+
+/*
+ * One EWMA step. @delivered and @marked are the round's packet counts;
+ * @shift is in [0, CCAAS_ALPHA_SHIFT]. The decay term is rounded so that a
+ * small alpha drains to zero instead of sticking at alpha >> shift == 0.
+ * @marked << (10 - shift) stays below 2^32 for rounds of under 4 M packets.
+ */
+static inline u32 ccaas_alpha_update(u32 alpha, u32 delivered, u32 marked,
+				     unsigned int shift)
+{
+	u32 decay = alpha >> shift;
+
+	alpha -= decay ? decay : alpha;
+	if (marked) {
+		u32 gain = (marked << (CCAAS_ALPHA_SHIFT - shift)) /
+			   max(delivered, 1U);
+
+		alpha = min(alpha + gain, CCAAS_ALPHA_ONE);
+	}
+	return alpha;
+}
+
+/* cwnd after an ECN reduction by alpha / 2, never below 2 packets. */
+static inline u32 ccaas_alpha_cut(u32 cwnd, u32 alpha)
+{
+	return max(cwnd - ((cwnd * alpha) >> (CCAAS_ALPHA_SHIFT + 1)), 2U);
+}
+
+/*
+ * Receiver side of per-packet CE feedback. With delayed ACKs, the stack
+ * would echo ECE for a whole stretch of packets whatever each one carried;
+ * a DCTCP receiver instead ACKs at once whenever the CE state of incoming
+ * data flips, so the sender can count marked packets exactly.
+ *
+ * @ce_state and @prior_rcv_nxt live in the CCA's private area; call from
+ * cwnd_event() on CA_EVENT_ECN_IS_CE and CA_EVENT_ECN_NO_CE.
+ */
+static inline void ccaas_ecn_set_demand_cwr(struct tcp_sock *tp, bool ce)
+{
+	if (ce)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+}
+
+static inline void ccaas_ecn_rcv_ce(struct sock *sk, enum tcp_ca_event ev,
+				    u32 *prior_rcv_nxt, u32 *ce_state)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 ce = ev == CA_EVENT_ECN_IS_CE;
+
+	if (*ce_state != ce) {
+		/*
+		 * A delayed ACK still covers data of the old state: send it
+		 * now with the old echo, then ACK the new state at once.
+		 */
+		if (icsk->icsk_ack.pending & ICSK_ACK_TIMER) {
+			ccaas_ecn_set_demand_cwr(tp, *ce_state);
+			ccaas_send_ack(sk, *prior_rcv_nxt);
+		}
+		icsk->icsk_ack.pending |= ICSK_ACK_NOW;
+	}
+	*prior_rcv_nxt = tp->rcv_nxt;
+	*ce_state = ce;
+	ccaas_ecn_set_demand_cwr(tp, ce);
+}
+
+#endif /* _CCAAS_ECN_H */

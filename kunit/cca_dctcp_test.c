@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of cca_dctcp: the shared alpha arithmetic, and the registered
+ * CCA's own callbacks driven by synthetic ACK sequences on a bare tcp_sock.
+ */
+#include <kunit/test.h>
+#include <linux/inet_diag.h>
+#include <net/tcp.h>
+
+#include <ccaas/ccaas.h>
+#include <ccaas/ecn.h>
+
+/* --- the shared EWMA helper ------------------------------------------- */
+
+static void alpha_decays_by_g_without_marks(struct kunit *test)
+{
+	/* g = 1/16: 1024 - 1024/16 */
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_update(1024, 10, 0, 4), 960U);
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_update(960, 10, 0, 4), 900U);
+}
+
+static void alpha_tracks_marked_fraction(struct kunit *test)
+{
+	/* From 0, half the round marked: g * F = 1/16 * 512 = 32. */
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_update(0, 100, 50, 4), 32U);
+	/* Every packet marked keeps alpha at 1. */
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_update(1024, 10, 10, 4), 1024U);
+	/* g = 1 makes alpha the last round's fraction. */
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_update(1000, 4, 1, 0), 256U);
+}
+
+static void alpha_small_value_drains_to_zero(struct kunit *test)
+{
+	/* 10 >> 4 == 0: a plain EWMA would stick at 10 forever. */
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_update(10, 10, 0, 4), 0U);
+}
+
+static void alpha_never_exceeds_one(struct kunit *test)
+{
+	/* More marks than deliveries (a counting race) is clamped. */
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_update(1024, 1, 5, 4), 1024U);
+}
+
+static void alpha_cut_is_half_alpha(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_cut(100, 1024), 50U);
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_cut(100, 512), 75U);
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_cut(100, 0), 100U);
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_cut(3, 1024), 2U);
+}
+
+/* --- the registered CCA on a synthetic socket --------------------------- */
+
+struct dctcp_fixture {
+	const struct tcp_congestion_ops *ops;
+	struct tcp_sock *tp;
+	struct sock *sk;
+};
+
+static int dctcp_fixture_init(struct kunit *test)
+{
+	const struct ccaas_cca *cca = ccaas_cca_lookup("cca_dctcp");
+	struct dctcp_fixture *f;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, cca, "cca_dctcp is not registered");
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->tp = kunit_kzalloc(test, sizeof(*f->tp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->tp);
+	f->ops = cca->ops;
+	f->sk = (struct sock *)f->tp;
+	f->sk->sk_family = AF_INET;
+	f->sk->sk_state = TCP_ESTABLISHED;
+	f->tp->mss_cache = 1000;
+	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
+	tcp_snd_cwnd_set(f->tp, 100);
+	f->tp->snd_una = 1;
+	f->tp->snd_nxt = 1;
+	test->priv = f;
+	return 0;
+}
+
+/* Start the CCA on the socket, as the stack does after the handshake. */
+static void start(struct dctcp_fixture *f, bool ecn)
+{
+	f->tp->ecn_flags = ecn ? TCP_ECN_OK : 0;
+	inet_sk(f->sk)->tos = INET_ECN_ECT_0;
+	f->ops->init(f->sk);
+}
+
+/* Send @pkts packets: they form the next round. */
+static void send(struct dctcp_fixture *f, u32 pkts)
+{
+	f->tp->snd_nxt += pkts * f->tp->mss_cache;
+}
+
+/* One ACK for @pkts packets, @ce of them CE-marked. */
+static void ack(struct dctcp_fixture *f, u32 pkts, u32 ce)
+{
+	f->tp->snd_una += pkts * f->tp->mss_cache;
+	f->tp->delivered += pkts;
+	f->tp->delivered_ce += ce;
+	f->ops->in_ack_event(f->sk, 0);
+}
+
+/* alpha as `ss -ti` sees it, through get_info(). */
+static u32 alpha_of(struct kunit *test, struct dctcp_fixture *f)
+{
+	union tcp_cc_info info;
+	int attr = 0;
+	size_t len;
+
+	len = f->ops->get_info(f->sk, 1 << (INET_DIAG_VEGASINFO - 1), &attr,
+			       &info);
+	KUNIT_EXPECT_EQ(test, len, sizeof(info.dctcp));
+	KUNIT_EXPECT_EQ(test, attr, INET_DIAG_DCTCPINFO);
+	return info.dctcp.dctcp_alpha;
+}
+
+static void dctcp_alpha_updates_once_per_round(struct kunit *test)
+{
+	struct dctcp_fixture *f = test->priv;
+	int i;
+
+	start(f, true);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 1024U);
+
+	/* Round 1: 10 ACKs of 1 packet, none marked. */
+	send(f, 10);
+	for (i = 0; i < 9; i++) {
+		ack(f, 1, 0);
+		KUNIT_EXPECT_EQ_MSG(test, alpha_of(test, f), 1024U,
+				    "alpha moved mid-round, ACK %d", i);
+	}
+	ack(f, 1, 0);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 960U);
+
+	/* Round 2 (delayed ACKs: 2 packets each), all marked. */
+	send(f, 10);
+	for (i = 0; i < 5; i++)
+		ack(f, 2, 2);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 1024U);
+}
+
+static void dctcp_cut_follows_alpha(struct kunit *test)
+{
+	struct dctcp_fixture *f = test->priv;
+	int round;
+
+	start(f, true);
+	/* 40 unmarked rounds drain alpha; then a quarter marked for 80. */
+	for (round = 0; round < 120; round++) {
+		send(f, 8);
+		ack(f, 4, round < 40 ? 0 : 1);
+		ack(f, 4, round < 40 ? 0 : 1);
+	}
+	/* alpha converges on F = 1/4 = 256/1024 (EWMA, within 2 %). */
+	KUNIT_EXPECT_GE(test, alpha_of(test, f), 250U);
+	KUNIT_EXPECT_LE(test, alpha_of(test, f), 256U);
+	/* cwnd * (1 - alpha / 2) with alpha ~ 1/4: ~87.5 of 100. */
+	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk),
+			ccaas_alpha_cut(100, alpha_of(test, f)));
+	KUNIT_EXPECT_GE(test, f->ops->ssthresh(f->sk), 87U);
+	KUNIT_EXPECT_LE(test, f->ops->ssthresh(f->sk), 88U);
+}
+
+static void dctcp_loss_halves_and_undo_restores(struct kunit *test)
+{
+	struct dctcp_fixture *f = test->priv;
+
+	start(f, true);
+	/* Drain alpha so an ECN cut would be tiny. */
+	while (alpha_of(test, f)) {
+		send(f, 4);
+		ack(f, 4, 0);
+	}
+	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 100U);
+
+	f->ops->set_state(f->sk, TCP_CA_Recovery);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 50U);
+
+	tcp_snd_cwnd_set(f->tp, 50);
+	KUNIT_EXPECT_EQ(test, f->ops->undo_cwnd(f->sk), 100U);
+}
+
+static void dctcp_falls_back_to_reno_without_ecn(struct kunit *test)
+{
+	struct dctcp_fixture *f = test->priv;
+	union tcp_cc_info info;
+	int attr;
+
+	start(f, false);
+	/* Packets of a non-ECN connection must not claim ECT. */
+	KUNIT_EXPECT_EQ(test, inet_sk(f->sk)->tos & INET_ECN_MASK, 0);
+	/* Marks cannot arrive, and a reduction halves like Reno. */
+	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 50U);
+	f->ops->get_info(f->sk, 1 << (INET_DIAG_VEGASINFO - 1), &attr, &info);
+	KUNIT_EXPECT_EQ(test, info.dctcp.dctcp_enabled, 0);
+}
+
+static void dctcp_keeps_ect_with_ecn(struct kunit *test)
+{
+	struct dctcp_fixture *f = test->priv;
+
+	start(f, true);
+	KUNIT_EXPECT_EQ(test, inet_sk(f->sk)->tos & INET_ECN_MASK,
+			INET_ECN_ECT_0);
+}
+
+static void dctcp_grows_like_reno(struct kunit *test)
+{
+	struct dctcp_fixture *f = test->priv;
+
+	start(f, true);
+	f->tp->snd_ssthresh = 200;
+	f->tp->is_cwnd_limited = 1;
+	/* Slow start: one packet of cwnd per packet acked. */
+	f->ops->cong_avoid(f->sk, 0, 10);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 110U);
+	/* Congestion avoidance: one packet per cwnd acked. */
+	f->tp->snd_ssthresh = 110;
+	f->ops->cong_avoid(f->sk, 0, 110);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 111U);
+}
+
+static struct kunit_case ccaas_alpha_cases[] = {
+	KUNIT_CASE(alpha_decays_by_g_without_marks),
+	KUNIT_CASE(alpha_tracks_marked_fraction),
+	KUNIT_CASE(alpha_small_value_drains_to_zero),
+	KUNIT_CASE(alpha_never_exceeds_one),
+	KUNIT_CASE(alpha_cut_is_half_alpha),
+	{}
+};
+
+static struct kunit_suite ccaas_alpha_suite = {
+	.name = "ccaas_alpha",
+	.test_cases = ccaas_alpha_cases,
+};
+
+static struct kunit_case cca_dctcp_cases[] = {
+	KUNIT_CASE(dctcp_alpha_updates_once_per_round),
+	KUNIT_CASE(dctcp_cut_follows_alpha),
+	KUNIT_CASE(dctcp_loss_halves_and_undo_restores),
+	KUNIT_CASE(dctcp_falls_back_to_reno_without_ecn),
+	KUNIT_CASE(dctcp_keeps_ect_with_ecn),
+	KUNIT_CASE(dctcp_grows_like_reno),
+	{}
+};
+
+static struct kunit_suite cca_dctcp_suite = {
+	.name = "cca_dctcp",
+	.init = dctcp_fixture_init,
+	.test_cases = cca_dctcp_cases,
+};
+
+kunit_test_suites(&ccaas_alpha_suite, &cca_dctcp_suite);
+
+MODULE_LICENSE("GPL");
