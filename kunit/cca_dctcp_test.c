@@ -214,6 +214,7 @@ static void dctcp_grows_like_reno(struct kunit *test)
 	start(f, true);
 	f->tp->snd_ssthresh = 200;
 	f->tp->is_cwnd_limited = 1;
+	f->tp->max_packets_out = 100;
 	/* Slow start: one packet of cwnd per packet acked. */
 	f->ops->cong_avoid(f->sk, 0, 10);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 110U);
