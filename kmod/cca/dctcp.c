@@ -40,16 +40,16 @@
 
 /* Gain g = 2^-shift_g of the alpha EWMA; RFC 8257 suggests 1/16. */
 static unsigned int shift_g __read_mostly = 4;
-CCAAS_PARAM_UINT(shift_g, shift_g, 0, CCAAS_ALPHA_SHIFT, 0644,
-		 "alpha EWMA gain is 2^-shift_g");
+CCAAS_PARAM_UINT(shift_g, shift_g, 0, CCAAS_ALPHA_SHIFT, 0644);
+MODULE_PARM_DESC(shift_g, "alpha EWMA gain is 2^-shift_g [0..10]");
 
 /*
  * alpha of a new connection, in 1/1024. Starting at 1 (all marked) makes the
  * first reactions Reno-like until the estimate has converged.
  */
 static unsigned int alpha_on_init __read_mostly = CCAAS_ALPHA_ONE;
-CCAAS_PARAM_UINT(alpha_on_init, alpha_on_init, 0, CCAAS_ALPHA_ONE, 0644,
-		 "initial alpha, in 1/1024");
+CCAAS_PARAM_UINT(alpha_on_init, alpha_on_init, 0, CCAAS_ALPHA_ONE, 0644);
+MODULE_PARM_DESC(alpha_on_init, "initial alpha, in 1/1024 [0..1024]");
 
 struct cca_dctcp {
 	struct ccaas_round round;	/* current round trip */

@@ -19,7 +19,7 @@
 #include <net/tcp.h>
 
 #define CCAAS_ALPHA_SHIFT	10
-#define CCAAS_ALPHA_ONE		(1U << CCAAS_ALPHA_SHIFT)
+#define CCAAS_ALPHA_ONE		1024U	/* 1 << CCAAS_ALPHA_SHIFT */
 
 /*
  * One EWMA step. @delivered and @marked are the round's packet counts;

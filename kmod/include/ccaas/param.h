@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Bounded module parameters: a write outside [min, max] fails with -EINVAL
- * and leaves the old value in place.
+ * Bounded module parameters: a write outside [lo, hi] fails with -EINVAL
+ * and leaves the old value in place. Pair each with MODULE_PARM_DESC().
  */
 #ifndef _CCAAS_PARAM_H
 #define _CCAAS_PARAM_H
 
 #include <linux/moduleparam.h>
 
-#define CCAAS_PARAM_UINT(name, var, lo, hi, perm, desc)			\
+#define CCAAS_PARAM_UINT(name, var, lo, hi, perm)			\
 	static int ccaas_param_set_##name(const char *val,		\
 					  const struct kernel_param *kp) \
 	{								\
@@ -18,7 +18,6 @@
 		.set = ccaas_param_set_##name,				\
 		.get = param_get_uint,					\
 	};								\
-	module_param_cb(name, &ccaas_param_ops_##name, &var, perm);	\
-	MODULE_PARM_DESC(name, desc " [" #lo ".." #hi "]")
+	module_param_cb(name, &ccaas_param_ops_##name, &(var), perm)
 
 #endif /* _CCAAS_PARAM_H */

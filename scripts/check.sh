@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: install what the tests need, build, run every suite, and sum
+# their PASS:/FAIL: lines into one closing line "N passed, N failed".
+#
+#   KERNELS="6.1 6.12"  kernel lines for builds and VM tests (default: both)
+#   T=PATTERN           run only tests whose name matches PATTERN
+#   SUITES="build ccactl kunit vm"   suites to run (default: all)
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+. scripts/versions.conf
+
+KERNELS=${KERNELS:-6.1 6.12}
+T=${T:-}
+SUITES=${SUITES:-build ccactl kunit vm}
+export CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}
+export CCAAS_ARTIFACTS=${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}
+mkdir -p "$CCAAS_ARTIFACTS"
+log=$CCAAS_ARTIFACTS/check-$(date +%Y%m%d-%H%M%S).log
+start=$(date +%s)
+
+kver_of() {
+	case $1 in
+	6.1) echo "$KVER_6_1" ;;
+	6.12) echo "$KVER_6_12" ;;
+	*) echo "$1" ;;
+	esac
+}
+kvers=$(for k in $KERNELS; do kver_of "$k"; done | tr '\n' ' ')
+
+suite() {
+	local name=$1
+	shift
+	case " $SUITES " in *" $name "*) ;; *) return 0 ;; esac
+	echo "=== suite $name: $*"
+	local t0
+	t0=$(date +%s)
+	"$@" 2>&1 || echo "(suite $name exited $?)"
+	echo "=== suite $name took $(($(date +%s) - t0)) s"
+}
+
+{
+	echo "=== installing dependencies"
+	if ! scripts/deps.sh; then
+		echo "FAIL: setup/deps"
+	fi
+
+	echo "=== building modules for: $kvers"
+	for kver in $kvers; do
+		if make --no-print-directory "build/$kver/.built" W=1 \
+			> "$CCAAS_ARTIFACTS/build-$kver.log" 2>&1; then
+			echo "built modules for $kver"
+		else
+			echo "FAIL: setup/modules-$kver (see $CCAAS_ARTIFACTS/build-$kver.log)"
+			tail -20 "$CCAAS_ARTIFACTS/build-$kver.log"
+		fi
+	done
+	if ! make --no-print-directory ccactl > "$CCAAS_ARTIFACTS/ccactl-build.log" 2>&1; then
+		echo "FAIL: setup/ccactl (see $CCAAS_ARTIFACTS/ccactl-build.log)"
+		tail -20 "$CCAAS_ARTIFACTS/ccactl-build.log"
+	fi
+
+	suite build env T="$T" tests/build/run.sh $kvers
+	suite ccactl env T="$T" tests/ccactl/run.sh
+	suite kunit scripts/kunit.sh ${T:+-t "$T"}
+	suite vm tests/vm/run.sh -k "$kvers" ${T:+-t "$T"}
+} 2>&1 | tee "$log"
+
+passed=$(grep -c '^PASS: ' "$log")
+failed=$(grep -c '^FAIL: ' "$log")
+echo "make check took $(($(date +%s) - start)) s; log: $log"
+if [ "$failed" -gt 0 ]; then
+	echo "failed tests:"
+	grep '^FAIL: ' "$log" | sed 's/^/  /'
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,64 @@
+#!/bin/bash
+# PID 1 of the test VM after switch_root into the host's root (read-only 9p).
+#
+# Argument: the run directory made by scripts/vm-run.sh on the host.  It holds
+# job.sh (variables and the command) and results/ (a writable 9p share, tag
+# "results", mounted at the same path here).  Sets up a writable runtime
+# (tmpfs on /tmp /run /var/tmp ...), debugfs/tracefs, the guest kernel's
+# module tree on /lib/modules, runs the command with output to the console
+# and results/output.log, writes results/exit-code and powers off.
+#
+# PID 1 must never exit: the kernel would panic.  Every path ends in poweroff.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+poweroff_now() {
+	sync
+	echo o >/proc/sysrq-trigger
+	while :; do sleep 1; done
+}
+
+die() {
+	echo "ccaas-vm: $*"
+	poweroff_now
+}
+
+rundir=${1:-}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/null >/dev/console 2>&1
+
+# Read the job before /tmp (where run directories usually are) is covered.
+[ -r "$rundir/job.sh" ] || die "no job file in '$rundir'"
+# shellcheck source=/dev/null
+. "$rundir/job.sh" || die "cannot read $rundir/job.sh"
+: "${RESULTS:?}" "${CCAAS_VM_MODULES:?}" "${CCAAS_VM_CWD:?}"
+
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+for d in /tmp /run /var/tmp /dev/shm; do
+	mount -t tmpfs -o mode=1777 tmpfs "$d" || die "cannot mount tmpfs on $d"
+done
+mkdir -p /run/netns /run/lock /tmp/home
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount --bind "$CCAAS_VM_MODULES" /lib/modules || die "cannot bind $CCAAS_VM_MODULES"
+
+mkdir -p "$RESULTS" 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "$RESULTS" ||
+	die "cannot mount the results share on $RESULTS"
+
+hostname ccaas-vm
+ip link set lo up
+export HOME=/tmp/home TMPDIR=/tmp KVER RESULTS
+
+cd "$CCAAS_VM_CWD" 2>/dev/null || cd /
+echo "ccaas-vm: running command (uptime $(cut -d' ' -f1 /proc/uptime) s)"
+"$@" 2>&1 | tee "$RESULTS/output.log"
+rc=${PIPESTATUS[0]}
+echo "$rc" >"$RESULTS/exit-code"
+echo "ccaas-vm: command exited with status $rc"
+umount "$RESULTS"
+poweroff_now

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ccactl: the connection to the "ccaas" generic netlink family, shared by
+ * every object (and every line of a batch).  Functions return ccactl exit
+ * codes and print the "Error: ..." line themselves.
+ */
+#ifndef CCACTL_FAMILY_H
+#define CCACTL_FAMILY_H
+
+#include <stdint.h>
+
+#include "netlink.h"
+
+/*
+ * Start a ccaas request for @cmd in @buf (NL_SEND_BUFSZ bytes), connecting
+ * and resolving the family on first use.  On success *@nlhp is the message
+ * to add attributes to.
+ */
+int ccaas_msg(void *buf, uint8_t cmd, uint16_t flags, struct nlmsghdr **nlhp);
+
+/* Run a request started by ccaas_msg(); @cb gets each data message. */
+int ccaas_request(struct nlmsghdr *req, nl_data_cb cb, void *data);
+
+/* The resolved family (valid after a successful ccaas_msg()). */
+const struct nl_genl_family *ccaas_family(void);
+
+void ccaas_close(void);
+
+#endif /* CCACTL_FAMILY_H */
