@@ -189,12 +189,23 @@ static void dctcp_falls_back_to_reno_without_ecn(struct kunit *test)
 	union tcp_cc_info info;
 	int attr;
 
+	const struct tcp_congestion_ops *now;
+
 	start(f, false);
-	/* Packets of a non-ECN connection must not claim ECT. */
+	now = inet_csk(f->sk)->icsk_ca_ops;
+	/* The socket moved to the registered fallback ops ... */
+	KUNIT_EXPECT_PTR_EQ(test, now, ccaas_cca_lookup("cca_dctcp")->fallback_ops);
+	KUNIT_ASSERT_PTR_NE(test, now, f->ops);
+	/*
+	 * ... which do not ask for ECN: the stack sets ECT on every packet
+	 * after init() when the socket's ops carry TCP_CONG_NEEDS_ECN.
+	 */
+	KUNIT_EXPECT_FALSE(test, now->flags & TCP_CONG_NEEDS_ECN);
 	KUNIT_EXPECT_EQ(test, inet_sk(f->sk)->tos & INET_ECN_MASK, 0);
-	/* Marks cannot arrive, and a reduction halves like Reno. */
-	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 50U);
-	f->ops->get_info(f->sk, 1 << (INET_DIAG_VEGASINFO - 1), &attr, &info);
+	/* A reduction halves like Reno. */
+	KUNIT_EXPECT_EQ(test, now->ssthresh(f->sk), 50U);
+	/* ss shows the fallback. */
+	now->get_info(f->sk, 1 << (INET_DIAG_VEGASINFO - 1), &attr, &info);
 	KUNIT_EXPECT_EQ(test, info.dctcp.dctcp_enabled, 0);
 }
 
@@ -203,6 +214,7 @@ static void dctcp_keeps_ect_with_ecn(struct kunit *test)
 	struct dctcp_fixture *f = test->priv;
 
 	start(f, true);
+	KUNIT_EXPECT_PTR_EQ(test, inet_csk(f->sk)->icsk_ca_ops, f->ops);
 	KUNIT_EXPECT_EQ(test, inet_sk(f->sk)->tos & INET_ECN_MASK,
 			INET_ECN_ECT_0);
 }

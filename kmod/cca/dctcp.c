@@ -19,9 +19,11 @@
  * Reno whatever alpha says.
  *
  * ECN must be negotiated for any of this. When the handshake did not
- * negotiate it, cca_dctcp stays the socket's CCA (so the socket keeps its
- * name in `ss` and in ccaas policy) but behaves exactly like Reno, and its
- * packets stop carrying ECT.
+ * negotiate it, init() moves the socket to cca_dctcp's fallback ops,
+ * "cca_dctcp-reno": Reno, without TCP_CONG_NEEDS_ECN so that the stack stops
+ * sending ECT (it sets ECT after init() from the ops' flags). The fallback
+ * is registered with the core as part of cca_dctcp, not with TCP: sockets
+ * cannot ask for it by name.
  *
  * The alpha arithmetic and round detection are the shared helpers of
  * <ccaas/ecn.h> and <ccaas/round.h>; they are inline so that a ccaas CCA
@@ -56,12 +58,10 @@ struct cca_dctcp {
 	u32 alpha;			/* marked fraction, 1/1024 units */
 	u32 loss_cwnd;			/* cwnd before the last reduction */
 	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
-	u32 ce_state:1,			/* receiver: last data packet had CE */
-	    reno:1,			/* ECN not negotiated: act as Reno */
-	    unused:30;
+	u32 ce_state;			/* receiver: last data packet had CE */
 };
 
-static struct tcp_congestion_ops cca_dctcp_ops;
+static struct tcp_congestion_ops cca_dctcp_reno_ops;
 
 static void cca_dctcp_init(struct sock *sk)
 {
@@ -71,18 +71,21 @@ static void cca_dctcp_init(struct sock *sk)
 	/*
 	 * init() also runs for listeners and for sockets that are not yet
 	 * connected; their ECN outcome is unknown, so only an established
-	 * socket without TCP_ECN_OK falls back.
+	 * socket without TCP_ECN_OK falls back. Same module, so no module
+	 * reference changes hands.
 	 */
-	ca->reno = !(tp->ecn_flags & TCP_ECN_OK) &&
-		   sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE;
+	if (!(tp->ecn_flags & TCP_ECN_OK) &&
+	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE) {
+		inet_csk(sk)->icsk_ca_ops = &cca_dctcp_reno_ops;
+		INET_ECN_dontxmit(sk);
+		return;
+	}
+
 	ca->alpha = min(alpha_on_init, CCAAS_ALPHA_ONE);
 	ca->loss_cwnd = 0;
 	ca->ce_state = 0;
 	ca->prior_rcv_nxt = tp->rcv_nxt;
 	ccaas_round_start(&ca->round, tp);
-
-	if (ca->reno)
-		INET_ECN_dontxmit(sk);
 }
 
 static u32 cca_dctcp_ssthresh(struct sock *sk)
@@ -91,8 +94,6 @@ static u32 cca_dctcp_ssthresh(struct sock *sk)
 	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
 
 	ca->loss_cwnd = cwnd;
-	if (ca->reno)
-		return max(cwnd >> 1, 2U);
 	return ccaas_alpha_cut(cwnd, ca->alpha);
 }
 
@@ -103,7 +104,7 @@ static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 alpha;
 
-	if (ca->reno || !ccaas_round_over(&ca->round, tp))
+	if (!ccaas_round_over(&ca->round, tp))
 		return;
 
 	alpha = ccaas_alpha_update(ca->alpha,
@@ -132,16 +133,9 @@ static void cca_dctcp_set_state(struct sock *sk, u8 new_state)
 static void cca_dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct cca_dctcp *ca = inet_csk_ca(sk);
-	u32 ce_state;
 
-	if (ca->reno)
-		return;
-	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
-		return;
-
-	ce_state = ca->ce_state;
-	ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ce_state);
-	ca->ce_state = ce_state;
+	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
+		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ca->ce_state);
 }
 
 static u32 cca_dctcp_undo_cwnd(struct sock *sk)
@@ -151,7 +145,10 @@ static u32 cca_dctcp_undo_cwnd(struct sock *sk)
 	return max(tcp_snd_cwnd(tcp_sk(sk)), ca->loss_cwnd);
 }
 
-/* Shown by `ss -ti` as dctcp:(ce_state:..,alpha:..,ab_ecn:..,ab_tot:..). */
+/*
+ * Shown by `ss -ti` as dctcp:(ce_state:..,alpha:..,ab_ecn:..,ab_tot:..), or
+ * as dctcp:fallback_mode for a socket on the Reno fallback.
+ */
 static size_t cca_dctcp_get_info(struct sock *sk, u32 ext, int *attr,
 				 union tcp_cc_info *info)
 {
@@ -163,7 +160,7 @@ static size_t cca_dctcp_get_info(struct sock *sk, u32 ext, int *attr,
 		return 0;
 
 	memset(&info->dctcp, 0, sizeof(info->dctcp));
-	if (!ca->reno) {
+	if (inet_csk(sk)->icsk_ca_ops != &cca_dctcp_reno_ops) {
 		info->dctcp.dctcp_enabled = 1;
 		info->dctcp.dctcp_ce_state = ca->ce_state;
 		info->dctcp.dctcp_alpha = READ_ONCE(ca->alpha);
@@ -190,8 +187,19 @@ static struct tcp_congestion_ops cca_dctcp_ops __read_mostly = {
 	.name		= "cca_dctcp",
 };
 
+/* Reno for sockets that did not negotiate ECN; see init(). */
+static struct tcp_congestion_ops cca_dctcp_reno_ops __read_mostly = {
+	.ssthresh	= tcp_reno_ssthresh,
+	.cong_avoid	= tcp_reno_cong_avoid,
+	.undo_cwnd	= tcp_reno_undo_cwnd,
+	.get_info	= cca_dctcp_get_info,
+	.owner		= THIS_MODULE,
+	.name		= "cca_dctcp-reno",
+};
+
 static struct ccaas_cca cca_dctcp = {
 	.ops		= &cca_dctcp_ops,
+	.fallback_ops	= &cca_dctcp_reno_ops,
 	.version	= CCA_DCTCP_VERSION,
 	.features	= CCAAS_CCA_F_NEEDS_ECN | CCAAS_CCA_F_ECN_OK |
 			  CCAAS_CCA_F_NONECN_OK,

@@ -44,6 +44,11 @@ static int ccaas_cca_check(const struct ccaas_cca *cca)
 		return -EINVAL;
 	if (!!ops->cong_control != !!(cca->features & CCAAS_CCA_F_CONG_CONTROL))
 		return -EINVAL;
+	/* Fallback ops come from the same module and never need ECN. */
+	if (cca->fallback_ops &&
+	    (cca->fallback_ops->owner != ops->owner ||
+	     cca->fallback_ops->flags & TCP_CONG_NEEDS_ECN))
+		return -EINVAL;
 	/* A CCA must be able to hold at least one kind of socket. */
 	if (!(cca->features & (CCAAS_CCA_F_ECN_OK | CCAAS_CCA_F_NONECN_OK)))
 		return -EINVAL;

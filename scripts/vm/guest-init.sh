@@ -37,6 +37,11 @@ exec </dev/null >/dev/console 2>&1
 : "${RESULTS:?}" "${CCAAS_VM_MODULES:?}" "${CCAAS_VM_CWD:?}"
 
 mkdir -p /dev/pts /dev/shm
+# devtmpfs lacks these; bash's process substitution needs /dev/fd
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 for d in /tmp /run /var/tmp /dev/shm; do
 	mount -t tmpfs -o mode=1777 tmpfs "$d" || die "cannot mount tmpfs on $d"
@@ -56,8 +61,13 @@ export HOME=/tmp/home TMPDIR=/tmp KVER RESULTS
 
 cd "$CCAAS_VM_CWD" 2>/dev/null || cd /
 echo "ccaas-vm: running command (uptime $(cut -d' ' -f1 /proc/uptime) s)"
-"$@" 2>&1 | tee "$RESULTS/output.log"
-rc=${PIPESTATUS[0]}
+# Output goes to a file that tail copies to the console until the command
+# exits; processes it leaves behind cannot hold the run open.
+"$@" >"$RESULTS/output.log" 2>&1 &
+pid=$!
+tail -s 0.1 -n +1 -f --pid="$pid" "$RESULTS/output.log"
+wait "$pid"
+rc=$?
 echo "$rc" >"$RESULTS/exit-code"
 echo "ccaas-vm: command exited with status $rc"
 umount "$RESULTS"

@@ -36,8 +36,9 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose hostroo
 	die "cannot mount the host root over 9p"
 
 init=$(arg ccaas_vm_init)
+run=$(arg ccaas_vm_run)
 [ -x "/newroot$init" ] || die "no executable ccaas_vm_init ($init)"
 
 umount /proc /sys
 umount /dev
-exec switch_root /newroot "$init" "$(arg ccaas_vm_run)"
+exec switch_root /newroot "$init" "$run"

@@ -8,11 +8,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ccactl.h"
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 /*
  * Split @line in place into words, stored in @argv (room for @max words
@@ -26,7 +32,7 @@ static int split_line(char *line, char **argv, int max)
 	for (;;) {
 		char quote = 0;
 
-		while (*in == ' ' || *in == '\t' || *in == '\n' || *in == '\r')
+		while (is_blank(*in))
 			in++;
 		if (!*in || *in == '#')
 			break;
@@ -35,7 +41,7 @@ static int split_line(char *line, char **argv, int max)
 			return -1;
 		}
 		argv[argc++] = out;
-		/* Copy one word, removing quotes and escapes. */
+		/* Copy one word, removing quotes and escapes, up to a blank. */
 		for (; *in; in++) {
 			if (quote) {
 				if (*in == quote)
@@ -48,8 +54,7 @@ static int split_line(char *line, char **argv, int max)
 				quote = *in;
 			} else if (*in == '\\' && in[1] && in[1] != '\n') {
 				*out++ = *++in;
-			} else if (*in == ' ' || *in == '\t' || *in == '\n' ||
-				   *in == '\r') {
+			} else if (is_blank(*in)) {
 				break;
 			} else {
 				*out++ = *in;

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Exit codes (the contract in ccactl(8)). */
 enum {
 	CCACTL_EXIT_OK		= 0,	/* success */

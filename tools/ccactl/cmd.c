@@ -34,7 +34,7 @@ static bool take_output_flag(const char *word)
 	};
 	unsigned int i, k;
 
-	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(flags); i++)
 		for (k = 0; k < 3; k++)
 			if (!strcmp(word, flags[i].names[k])) {
 				*flags[i].opt = true;
@@ -166,8 +166,8 @@ int object_dispatch(const struct ccactl_object *obj, int argc, char **argv)
 				   obj->name, obj->name);
 	}
 
-	if (n + 1 > sizeof(names) / sizeof(names[0]))
-		n = sizeof(names) / sizeof(names[0]) - 1;
+	if (n + 1 > ARRAY_SIZE(names))
+		n = ARRAY_SIZE(names) - 1;
 	for (i = 0; i < n; i++)
 		names[i] = obj->cmds[i].name;
 	names[n] = "help";

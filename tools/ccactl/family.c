@@ -31,8 +31,8 @@ static int connect_family(void)
 	}
 	err = nl_genl_resolve(&sock, CCAAS_FAMILY_NAME, &family);
 	if (err == -ENOENT) {
-		fputs("Error: ccaas generic netlink family not found "
-		      "(is the ccaas_core module loaded?)\n", stderr);
+		fputs("Error: ccaas generic netlink family not found (is the ccaas_core module loaded?)\n",
+		      stderr);
 		nl_close(&sock);
 		return CCACTL_EXIT_KERNEL;
 	}
@@ -75,8 +75,8 @@ int ccaas_request(struct nlmsghdr *req, nl_data_cb cb, void *data)
 	if (sock.ext_msg[0])
 		fprintf(stderr, "Warning: %s\n", sock.ext_msg);
 	if (sock.dump_interrupted)
-		fputs("Warning: the kernel's state changed during the dump; "
-		      "the output may be inconsistent\n", stderr);
+		fputs("Warning: the dump was interrupted by a change; the output may be inconsistent\n",
+		      stderr);
 	return CCACTL_EXIT_OK;
 }
 

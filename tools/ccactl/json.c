@@ -58,13 +58,17 @@ static void write_json_string(const char *s)
 	fputc('"', out.f);
 	for (; *p; p++) {
 		switch (*p) {
-		case '"':	fputs("\\\"", out.f); break;
-		case '\\':	fputs("\\\\", out.f); break;
-		case '\n':	fputs("\\n", out.f); break;
-		case '\r':	fputs("\\r", out.f); break;
-		case '\t':	fputs("\\t", out.f); break;
-		case '\b':	fputs("\\b", out.f); break;
-		case '\f':	fputs("\\f", out.f); break;
+		case '"':
+		case '\\':
+			fputc('\\', out.f);
+			fputc(*p, out.f);
+			break;
+		case '\n':
+			fputs("\\n", out.f);
+			break;
+		case '\t':
+			fputs("\\t", out.f);
+			break;
 		default:
 			if (*p < 0x20 || *p == 0x7f)
 				fprintf(out.f, "\\u%04x", *p);

@@ -27,7 +27,7 @@ void close_json_object(void);
 void open_json_array(const char *key);
 void close_json_array(void);
 
-/* @fmt is the text-mode format for the value (NULL: plain). */
+/* @fmt is the text-mode printf format for the value. */
 void print_string(enum output_type t, const char *key, const char *fmt,
 		  const char *value) __attribute__((format(printf, 3, 0)));
 void print_uint(enum output_type t, const char *key, const char *fmt,

@@ -34,7 +34,7 @@ static const struct ccactl_object *const objects[] = {
 	&help_object,
 };
 
-#define N_OBJECTS (sizeof(objects) / sizeof(objects[0]))
+#define N_OBJECTS ARRAY_SIZE(objects)
 
 static void usage(FILE *f)
 {
@@ -119,6 +119,7 @@ int main(int argc, char **argv)
 		{ "netns",	required_argument,	NULL, 'n' },
 		{ "batch",	required_argument,	NULL, 'b' },
 		{ "version",	no_argument,		NULL, 'V' },
+		{ "Version",	no_argument,		NULL, 'V' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -126,8 +127,11 @@ int main(int argc, char **argv)
 	bool version = false;
 	int c, ret;
 
-	/* "+": stop at the first non-option, the OBJECT. */
-	while ((c = getopt_long(argc, argv, "+jpsn:b:Vh", longopts, NULL)) != -1) {
+	/*
+	 * "+": stop at the first non-option, the OBJECT.  _only: "-json" and
+	 * "-netns NS" work as in iproute2, beside "--json" and "-j".
+	 */
+	while ((c = getopt_long_only(argc, argv, "+jpsn:b:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			ccactl_opts.json = true;

@@ -48,8 +48,12 @@ void nl_close(struct nl_sock *s)
 struct nlmsghdr *nl_genl_msg(struct nl_sock *s, void *buf, uint16_t family,
 			     uint8_t cmd, uint8_t version, uint16_t flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct genlmsghdr *genl;
+
+	/* libmnl before 1.0.5 leaves attribute padding uninitialised. */
+	memset(buf, 0, NL_SEND_BUFSZ);
+	nlh = mnl_nlmsg_put_header(buf);
 
 	nlh->nlmsg_type = family;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
@@ -167,8 +171,10 @@ int nl_transact(struct nl_sock *s, struct nlmsghdr *req, nl_data_cb cb,
 			}
 			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 				s->dump_interrupted = true;
-			/* After a callback error, read on to the end but
-			 * hand nothing more to it. */
+			/*
+			 * After a callback error, read on to the end but hand
+			 * nothing more to it.
+			 */
 			if (cb && !cb_err)
 				cb_err = cb(nlh, data);
 		}

@@ -19,12 +19,16 @@
 /**
  * struct ccaas_cca - a CCA as the core knows it
  * @ops: the congestion control operations; @ops->name is the CCA's name
+ * @fallback_ops: optional ops the CCA moves a socket to by itself (from the
+ *	same module, e.g. Reno when ECN was not negotiated); a socket on them
+ *	still counts as being on this CCA
  * @version: CCAAS_VERSION(major, minor, patch)
  * @features: enum ccaas_cca_feature bits
  * @node: core-private list linkage
  */
 struct ccaas_cca {
 	struct tcp_congestion_ops *ops;
+	struct tcp_congestion_ops *fallback_ops;
 	u32 version;
 	u32 features;
 	struct list_head node;

@@ -1,0 +1,265 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the KUnit tests in kunit/*_test.c on a User-Mode Linux kernel built from
+# the pinned linux-source package, with ccaas_core and the CCAs built in.
+#
+# Usage: scripts/kunit.sh [-t PATTERN]
+#
+#   -t PATTERN  run only suites matching PATTERN, a KUnit filter glob
+#               ("suite_glob" or "suite_glob.case_glob"); a plain word with
+#               no glob characters matches suites containing it.
+#
+# Prints one "PASS: kunit/<suite>.<case>" or "FAIL: kunit/<suite>.<case>" line
+# per test case; a failed build, a crashed kernel or a run with no results
+# prints a FAIL: kunit/<stage> line instead. Exits non-zero on any FAIL.
+#
+# Environment: CCAAS_CACHE (default /var/cache/ccaas) holds the kernel tree
+# and build under kunit/; CCAAS_ARTIFACTS (default /tmp/ccaas-artifacts)
+# receives the full log, kunit-<timestamp>.log.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+# shellcheck source=versions.conf
+. "$here/versions.conf"
+
+BUILD_TIMEOUT=3600	# s, a cold build takes 5-7 min on 2 cores
+RUN_TIMEOUT=300		# s, the UML kernel normally runs for seconds
+JOBS=${CCAAS_KUNIT_JOBS:-2}
+
+pattern=""
+while getopts t:h opt; do
+	case $opt in
+	t) pattern=$OPTARG ;;
+	*)
+		sed -n '5,12s/^# \{0,1\}//p' "$0" >&2
+		exit 2
+		;;
+	esac
+done
+
+cache=${CCAAS_CACHE:-/var/cache/ccaas}/kunit
+artifacts=${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}
+mkdir -p "$cache" "$artifacts"
+log=$artifacts/kunit-$(date +%Y%m%d-%H%M%S).log
+: > "$log"
+
+# The tree and the build are keyed by the source package version.
+tag=$(printf '%s' "$LINUX_SOURCE_VERSION" | tr -c 'A-Za-z0-9.+-' '_')
+tree=$cache/linux-$tag
+build=$cache/build-$tag
+kunitconfig=$root/kunit/.kunitconfig
+
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+
+# fail STAGE MESSAGE: report a failure that is not a single test case.
+fail() {
+	echo "FAIL: kunit/$1"
+	echo "kunit: $2"
+	echo "kunit: last lines of the log:"
+	tail -n 25 "$log" | sed 's/^/  | /'
+	echo "kunit: full log: $log"
+	exit 1
+}
+
+# The suite names declared in kunit/*.c (".name" of each struct kunit_suite).
+suite_names() {
+	awk '/struct kunit_suite[^;]*=/ { in_suite = 1 }
+	     in_suite && match($0, /\.name[ \t]*=[ \t]*"[^"]*"/) {
+		v = substr($0, RSTART, RLENGTH)
+		sub(/^[^"]*"/, "", v); sub(/"$/, "", v)
+		print v; in_suite = 0
+	     }' "$root"/kunit/*.c
+}
+
+# Extract the pinned kernel source once, installing the package if needed.
+ensure_source() {
+	local tarball installed tmp top
+
+	[ -e "$tree/.ccaas-extracted" ] && return 0
+	tarball=/usr/src/$LINUX_SOURCE_PKG.tar.xz
+	installed=$(dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG" 2>/dev/null || true)
+	if [ ! -r "$tarball" ] || [ "$installed" != "$LINUX_SOURCE_VERSION" ]; then
+		echo "kunit: installing $LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION"
+		apt-get install -y --no-install-recommends \
+			"$LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION" >> "$log" 2>&1 ||
+			fail setup "cannot install $LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION"
+	fi
+	echo "kunit: extracting $tarball into $tree"
+	tmp=$(mktemp -d "$cache/extract.XXXXXX")
+	tar -xJf "$tarball" -C "$tmp" >> "$log" 2>&1 ||
+		{ rm -rf "$tmp"; fail setup "cannot extract $tarball"; }
+	top=$(ls "$tmp")
+	rm -rf "$tree" "$build"
+	mv "$tmp/$top" "$tree"
+	rmdir "$tmp"
+	touch "$tree/.ccaas-extracted"
+}
+
+# write_if_changed FILE: replace FILE by stdin only if the content differs,
+# so its mtime (and the incremental build) is left alone otherwise.
+write_if_changed() {
+	cat > "$1.new"
+	if cmp -s "$1.new" "$1"; then
+		rm -f "$1.new"
+	else
+		mv "$1.new" "$1"
+	fi
+}
+
+# Copy the project's kernel sources into net/ccaas/ of the tree.
+#
+# rsync -c without -t: a file whose content is unchanged keeps its mtime, a
+# changed one gets the current time, so make rebuilds exactly what changed
+# (even after a scratch edit in the copy). Only sources are copied: objects
+# or a compat-generated.h left in the repo by out-of-tree builds would be
+# picked up through VPATH or #include "" in the source tree.
+wire_project() {
+	local dst=$tree/net/ccaas
+	local sync="rsync -rc --delete --delete-excluded --prune-empty-dirs"
+	local only_src="--exclude=compat-generated.h --include=*/ --include=*.c
+		--include=*.h --include=*.sh --exclude=*"
+
+	mkdir -p "$dst"
+	# shellcheck disable=SC2086 # word splitting of the option lists
+	{
+		$sync $only_src "$root/kmod/" "$dst/kmod/"
+		$sync $only_src "$root/include/" "$dst/include/"
+		$sync --include='*.c' --include='*.h' --exclude='*' \
+			"$root/kunit/" "$dst/kunit/"
+	} >> "$log" 2>&1
+	rsync -c "$root/Kbuild" "$dst/ccaas.kbuild"
+
+	# A file named Kbuild takes precedence over Makefile in a kbuild
+	# directory, so the wrapper is the Kbuild and the project's own
+	# Kbuild is included under another name. $(src) became the full
+	# source path in 6.10; $(srctree)/$(obj) means the same on every
+	# version.
+	write_if_changed "$dst/Kbuild" <<-'EOF'
+	# Generated by ccaas scripts/kunit.sh: ccaas and its KUnit tests, built in.
+	CCAAS_KUNIT := y
+	CCAAS_SRC := $(srctree)/$(obj)
+	include $(CCAAS_SRC)/ccaas.kbuild
+	EOF
+
+	# shellcheck disable=SC2016 # a make variable, not a shell one
+	local hook='obj-$(CONFIG_KUNIT) += ccaas/'
+	grep -qxF "$hook" "$tree/net/Makefile" ||
+		printf '\n# ccaas KUnit tests (scripts/kunit.sh)\n%s\n' "$hook" \
+			>> "$tree/net/Makefile"
+}
+
+# print_results JSON: one PASS/FAIL line per case from kunit.py's JSON
+# (KernelCI layout: groups with sub_groups and test_cases). A parameterised
+# case is a group of its own and gets one line, failing if any param fails.
+print_results() {
+	"$python" - "$1" <<-'EOF'
+	import json, sys
+
+	def leaves(group):
+	    for case in group.get("test_cases", []):
+	        yield case["status"]
+	    for sub in group.get("sub_groups", []):
+	        yield from leaves(sub)
+
+	def verdict(statuses):
+	    statuses = list(statuses)
+	    if any(s not in ("PASS", "SKIP") for s in statuses):
+	        return "FAIL"
+	    if statuses and all(s == "SKIP" for s in statuses):
+	        return "SKIP"
+	    return "PASS"
+
+	top = json.load(open(sys.argv[1]))
+	for suite in top.get("sub_groups", []):
+	    for case in suite.get("test_cases", []):
+	        print("%s: kunit/%s.%s" % (verdict([case["status"]]),
+	                                   suite["name"], case["name"]))
+	    for case in suite.get("sub_groups", []):
+	        print("%s: kunit/%s.%s" % (verdict(leaves(case)),
+	                                   suite["name"], case["name"]))
+	for case in top.get("test_cases", []):
+	    print("%s: kunit/%s" % (verdict([case["status"]]), case["name"]))
+	EOF
+}
+
+# --- the filter ------------------------------------------------------------
+
+glob=""
+if [ -n "$pattern" ]; then
+	case $pattern in
+	*[][*?.]*) glob=$pattern ;;
+	*) glob="*$pattern*" ;;
+	esac
+	# Skip the kernel build when no suite can match the filter.
+	matched=0
+	for name in $(suite_names); do
+		# shellcheck disable=SC2053 # the right side is a glob
+		[[ $name == ${glob%%.*} ]] && matched=1
+	done
+	if [ "$matched" = 0 ]; then
+		echo "kunit: no suite matches '$pattern'"
+		exit 0
+	fi
+fi
+
+# --- build -------------------------------------------------------------------
+
+# One run at a time per cache: the tree and build directory are shared.
+exec 9> "$cache/.lock"
+flock -w "$BUILD_TIMEOUT" 9 || fail setup "timed out waiting for $cache/.lock"
+
+ensure_source
+wire_project
+
+kunit_py() {
+	timeout "$1" "$python" "$tree/tools/testing/kunit/kunit.py" "$2" \
+		--arch=um --build_dir="$build" --kunitconfig="$kunitconfig" \
+		"${@:3}" >> "$log" 2>&1
+}
+
+mkdir -p "$build"
+t0=$(date +%s)
+kunit_py "$BUILD_TIMEOUT" build --jobs="$JOBS" ||
+	fail build "the UML kernel did not build (kunit.py build exited $?)"
+t1=$(date +%s)
+
+# --- run -----------------------------------------------------------------------
+
+json=$build/ccaas-results.json
+rm -f "$json" "$build/test.log"
+rc=0
+kunit_py $((RUN_TIMEOUT + 60)) exec --timeout="$RUN_TIMEOUT" --json="$json" \
+	${glob:+"$glob"} || rc=$?
+t2=$(date +%s)
+if [ -r "$build/test.log" ]; then
+	echo "=== raw kernel output ($build/test.log) ===" >> "$log"
+	cat "$build/test.log" >> "$log"
+fi
+
+results=""
+if [ -s "$json" ]; then
+	results=$(print_results "$json") ||
+		fail parse "cannot read kunit.py's results $json"
+fi
+[ -z "$results" ] || echo "$results"
+echo "kunit: build $((t1 - t0)) s, run $((t2 - t1)) s"
+
+failed=$(printf '%s\n' "$results" | grep -c '^FAIL: ' || true)
+cases=$(printf '%s\n' "$results" | grep -Ec '^(PASS|FAIL): ' || true)
+if [ "$cases" = 0 ]; then
+	fail run "no test case results (kunit.py exec exited $rc)"
+elif [ "$failed" = 0 ] && [ "$rc" != 0 ]; then
+	# e.g. the kernel crashed or stopped before running every case
+	fail run "kunit.py exec exited $rc although no case failed"
+elif [ "$failed" != 0 ]; then
+	# kunit.py's own report of the run, without the passing cases
+	echo "kunit: failures, as kunit.py reported them:"
+	sed -n '/Starting KUnit Kernel/,/^=== raw kernel output/p' "$log" |
+		sed -e '1d;$d' -e 's/^\[[0-9:]*\] //' | grep -v '\[PASSED\]' |
+		head -n 100 | sed 's/^/  | /'
+	echo "kunit: full log: $log"
+	exit 1
+fi

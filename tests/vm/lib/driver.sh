@@ -1,0 +1,31 @@
+#!/bin/bash
+# Guest side of tests/vm/run.sh: runs inside the VM (scripts/vm-run.sh).
+#
+# Usage: driver.sh TEST_FILE...
+# Each file runs in its own bash with tests/vm/lib.sh sourced, under its time
+# limit (`# vm-timeout: N` header, else $CCAAS_VM_FILE_TIMEOUT, else 300 s).
+# $RESULTS/results.txt gets the tests' PASS/FAIL lines between markers
+#   @start FILE       and       @end FILE STATUS
+# that the host uses to account for tests that never reported.
+set -u
+
+lib="$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+# shellcheck source=../lib.sh
+. "$lib"
+export CCAAS_RESULTS_FILE="$RESULTS/results.txt"
+: >>"$CCAAS_RESULTS_FILE"
+
+for f in "$@"; do
+	name=$(basename "$f")
+	limit=$(sed -nE 's/^# vm-timeout: *([0-9]+).*/\1/p' "$f" | head -n 1)
+	limit=${limit:-${CCAAS_VM_FILE_TIMEOUT:-300}}
+	echo "=== $name (limit $limit s)"
+	echo "@start $name" >>"$CCAAS_RESULTS_FILE"
+	# timeout runs the file in a process group of its own and kills it all
+	timeout -k 5 "$limit" bash -c '. "$1" && . "$2" && ccaas_run_tests "$2"' \
+		driver "$lib" "$f"
+	rc=$?
+	echo "@end $name $rc" >>"$CCAAS_RESULTS_FILE"
+	netns_cleanup
+done
+echo "=== done"

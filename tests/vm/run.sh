@@ -1,0 +1,179 @@
+#!/bin/bash
+# The VM integration suite: for each kernel, one VM boot runs the test files
+# tests/vm/[0-9][0-9]-*.sh (through tests/vm/lib/driver.sh) and the host
+# prints their results as `PASS: vm-<short kernel>/<name>`.
+#
+# Usage: tests/vm/run.sh [-k KVERS] [-t PATTERN] [-j] [-v]
+#   -k KVERS    kernels, comma/space separated, full or short (6.1,6.12);
+#               default: all pinned in scripts/versions.conf
+#   -t PATTERN  only test files whose name matches PATTERN: a glob if it has
+#               * ? or [, else a substring
+#   -j          run the kernels' VMs in parallel (one vCPU each)
+#   -v          show the VMs' consoles (lines prefixed with "  | ")
+#
+# Tests that never reported (file timed out, VM died) are printed as FAIL,
+# a kernel Oops/panic/WARNING as FAIL: vm-<k>/kernel_oops.  Exit status 1 if
+# anything failed.
+set -eu
+
+vmdir=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$vmdir/../.." && pwd)
+# shellcheck source=../../scripts/vm/common.sh
+. "$root/scripts/vm/common.sh"
+# shellcheck source=lib.sh
+. "$vmdir/lib.sh"
+
+usage() {
+	sed -n '/^# Usage:/,/^#$/p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+kvers="" pattern="" parallel=0 verbose=0
+while getopts "k:t:jvh" opt; do
+	case "$opt" in
+	k) kvers=${OPTARG//,/ } ;;
+	t) pattern=$OPTARG ;;
+	j) parallel=1 ;;
+	v) verbose=1 ;;
+	*) usage ;;
+	esac
+done
+[ -n "$kvers" ] || kvers=$(ccaas_all_kvers)
+
+# The selected test files, in order.
+files=()
+for f in "$vmdir"/[0-9][0-9]-*.sh; do
+	[ -f "$f" ] || continue
+	b=$(basename "$f")
+	case "$pattern" in
+	"") ;;
+	*[*?[]*) [[ "$b" == $pattern ]] || continue ;; # glob
+	*) [[ "$b" == *"$pattern"* ]] || continue ;;   # substring
+	esac
+	files+=("$f")
+done
+[ ${#files[@]} -gt 0 ] || ccaas_die "no test file matches '$pattern'"
+
+# file_limit FILE: the file's time limit in seconds
+file_limit() {
+	local l
+	l=$(sed -nE 's/^# vm-timeout: *([0-9]+).*/\1/p' "$1" | head -n 1)
+	echo "${l:-${CCAAS_VM_FILE_TIMEOUT:-300}}"
+}
+
+# VM limit: every file's limit plus time to boot and clean up.
+vm_limit=120
+for f in "${files[@]}"; do
+	vm_limit=$((vm_limit + $(file_limit "$f") + 10))
+done
+
+# report KVER RUNDIR: print the results of one VM run; return 1 on failure
+report() {
+	local kver=$1 rundir=$2 suite status line name file rc ok=0 t
+	suite="vm-$(ccaas_short_kver "$kver")"
+	status=$(cat "$rundir/status" 2>/dev/null || echo no-status)
+	local results="$rundir/results/results.txt"
+	[ -f "$results" ] || : >"$results"
+
+	declare -A reported started ended
+	while IFS= read -r line; do
+		case "$line" in
+		"PASS: "* | "FAIL: "*)
+			name=${line#*: }
+			reported[$name]=1
+			echo "${line%%: *}: $suite/$name"
+			[ "${line%%: *}" = PASS ] || ok=1
+			;;
+		"@start "*) started[${line#@start }]=1 ;;
+		"@end "*)
+			line=${line#@end }
+			ended[${line% *}]=${line##* }
+			;;
+		[[:space:]]*) echo "$line" ;; # a failure reason
+		esac
+	done <"$results"
+
+	# Tests that did not report, and why.
+	for f in "${files[@]}"; do
+		file=$(basename "$f")
+		rc=${ended[$file]:-}
+		if [ -z "${started[$file]:-}" ]; then
+			why="not run: the VM ended before $file ($status)"
+		elif [ -z "$rc" ]; then
+			why="the VM ended during $file ($status)"
+		elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			why="$file timed out after $(file_limit "$f") s"
+		else
+			why="$file exited with status $rc before reporting"
+		fi
+		local names
+		names=$(ccaas_test_functions "$f" | sed 's/^test_//')
+		# a file without test_ functions that failed counts as one test
+		if [ -z "$names" ] && [ "${rc:-x}" != 0 ]; then
+			names=${file%.sh}
+		fi
+		for t in $names; do
+			[ -z "${reported[$t]:-}" ] || continue
+			echo "FAIL: $suite/$t"
+			echo "  $t: $why"
+			ok=1
+		done
+	done
+
+	case "$status" in
+	ok) ;;
+	kernel-error) echo "FAIL: $suite/kernel_oops" ;;
+	timeout) echo "FAIL: $suite/vm_timeout" ;;
+	*) echo "FAIL: $suite/vm_run" ;;
+	esac
+	if [ "$status" != ok ]; then
+		grep -av '^vm-run: .*: boot' "$rundir/vm-run.log" | sed 's/^/  /'
+		ok=1
+	fi
+	read -r t <"$rundir/times" 2>/dev/null || t="boot=? total=?"
+	t=${t//=/ }
+	echo "$suite: $kver: ${t%% total*} s, total ${t##* } s (qemu start to driver start, whole VM)"
+	[ "$ok" = 0 ] || echo "$suite: artifacts in $rundir"
+	return $ok
+}
+
+# run_kernel KVER: boot one VM for KVER, then report
+run_kernel() {
+	local kver rundir log q=-q
+	kver=$(ccaas_resolve_kver "$1")
+	rundir="${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}/$(date +%Y%m%d-%H%M%S)-$kver-vmtests-$$"
+	log=$(mktemp)
+	[ "$verbose" = 0 ] || q=""
+	"$root/scripts/vm-run.sh" $q -t "$vm_limit" -d "$rundir" \
+		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
+		-e "CCACTL=$root/tools/ccactl/ccactl" \
+		-e "CCAAS_VM_FILE_TIMEOUT=${CCAAS_VM_FILE_TIMEOUT:-300}" \
+		"$kver" -- "$vmdir/lib/driver.sh" "${files[@]}" 2>"$log" |
+		sed 's/^/  | /' || true
+	mkdir -p "$rundir"
+	mv "$log" "$rundir/vm-run.log"
+	report "$kver" "$rundir"
+}
+
+rc=0
+if [ "$parallel" = 1 ]; then
+	tmp=$(mktemp -d)
+	i=0
+	for k in $kvers; do
+		run_kernel "$k" >"$tmp/$i" 2>&1 &
+		i=$((i + 1))
+	done
+	wait || true
+	i=0
+	for k in $kvers; do
+		cat "$tmp/$i"
+		grep -q '^FAIL: ' "$tmp/$i" && rc=1
+		i=$((i + 1))
+	done
+	rm -rf "$tmp"
+else
+	for k in $kvers; do
+		run_kernel "$k" || rc=1
+	done
+fi
+exit $rc

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ccactl: the "cca" object — congestion control algorithms registered
+ * with ccaas.
+ *   ccactl cca list          every registered CCA (CCAAS_CMD_CCA_GET dump)
+ *   ccactl cca show NAME     one CCA (CCAAS_CMD_CCA_GET do)
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/ccaas.h>
+#include <linux/genetlink.h>
+
+#include "ccactl.h"
+#include "family.h"
+#include "json.h"
+#include "objects.h"
+#include "table.h"
+
+#define CCA_MODULE_MAX	64	/* > the kernel's MODULE_NAME_LEN */
+
+struct cca_info {
+	char name[CCAAS_CCA_NAME_MAX];
+	char module[CCA_MODULE_MAX];
+	uint32_t version, features, flags;
+	bool has_version, has_features, has_module, has_flags;
+};
+
+struct bit_name {
+	uint32_t bit;
+	const char *name;
+};
+
+/* enum ccaas_cca_feature, in JSON and text. */
+static const struct bit_name cca_features[] = {
+	{ CCAAS_CCA_F_NEEDS_ECN,	"needs_ecn" },
+	{ CCAAS_CCA_F_ECN_OK,		"ecn_ok" },
+	{ CCAAS_CCA_F_NONECN_OK,	"nonecn_ok" },
+	{ CCAAS_CCA_F_TRANSITIONAL,	"transitional" },
+	{ CCAAS_CCA_F_CONG_CONTROL,	"cong_control" },
+	{ 0, NULL },
+};
+
+/* TCP_CONG_* from the kernel's include/net/tcp.h (not part of the uapi). */
+static const struct bit_name tcp_cong_flags[] = {
+	{ 0x1, "non_restricted" },
+	{ 0x2, "needs_ecn" },
+	{ 0x4, "needs_accecn" },
+	{ 0, NULL },
+};
+
+/* Name of bit @bit, or its hex value in @buf for bits we do not know. */
+static const char *bit_name(const struct bit_name *names, uint32_t bit,
+			    char *buf, size_t len)
+{
+	for (; names->name; names++)
+		if (names->bit == bit)
+			return names->name;
+	snprintf(buf, len, "0x%x", bit);
+	return buf;
+}
+
+/* "a,b,c" for the set bits of @v, or "-" for none. */
+static void join_bits(const struct bit_name *names, uint32_t v, char *out,
+		      size_t len)
+{
+	char hex[16];
+	size_t used = 0;
+	uint32_t bit;
+
+	snprintf(out, len, "-");
+	for (bit = 1; bit; bit <<= 1) {
+		if (!(v & bit))
+			continue;
+		if (used >= len)
+			break;
+		used += snprintf(out + used, len - used, "%s%s",
+				 used ? "," : "", bit_name(names, bit, hex, sizeof(hex)));
+	}
+}
+
+static void version_string(uint32_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u", CCAAS_VERSION_MAJOR(v),
+		 CCAAS_VERSION_MINOR(v), CCAAS_VERSION_PATCH(v));
+}
+
+/* One CCAAS_CMD_CCA_GET reply message into @ci.  0 or -EBADMSG. */
+static int cca_parse(const struct nlmsghdr *nlh, struct cca_info *ci)
+{
+	const struct nlattr *a;
+
+	memset(ci, 0, sizeof(*ci));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case CCAAS_A_CCA_NAME:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
+			    strlen(mnl_attr_get_str(a)) >= sizeof(ci->name))
+				return -EBADMSG;
+			snprintf(ci->name, sizeof(ci->name), "%s",
+				 mnl_attr_get_str(a));
+			break;
+		case CCAAS_A_CCA_VERSION:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+				return -EBADMSG;
+			ci->version = mnl_attr_get_u32(a);
+			ci->has_version = true;
+			break;
+		case CCAAS_A_CCA_FEATURES:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+				return -EBADMSG;
+			ci->features = mnl_attr_get_u32(a);
+			ci->has_features = true;
+			break;
+		case CCAAS_A_CCA_MODULE:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+				return -EBADMSG;
+			snprintf(ci->module, sizeof(ci->module), "%s",
+				 mnl_attr_get_str(a));
+			ci->has_module = true;
+			break;
+		case CCAAS_A_CCA_FLAGS:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+				return -EBADMSG;
+			ci->flags = mnl_attr_get_u32(a);
+			ci->has_flags = true;
+			break;
+		default:	/* newer kernel: ignore what we do not know */
+			break;
+		}
+	}
+	return ci->name[0] ? 0 : -EBADMSG;
+}
+
+/*
+ * One CCA as a JSON object, or as "key value" lines in text mode.
+ * Attributes the kernel did not send are left out of JSON, "-" in text.
+ */
+static void cca_print(const struct cca_info *ci)
+{
+	char buf[160], hex[16];
+	uint32_t bit;
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "name", "name      %s\n", ci->name);
+
+	if (ci->has_version) {
+		version_string(ci->version, buf, sizeof(buf));
+		print_string(PRINT_ANY, "version", "version   %s\n", buf);
+	} else {
+		print_text("version   -\n");
+	}
+
+	if (print_is_json()) {
+		if (ci->has_features) {
+			open_json_array("features");
+			for (bit = 1; bit; bit <<= 1)
+				if (ci->features & bit)
+					print_string(PRINT_JSON, NULL, "%s",
+						     bit_name(cca_features, bit,
+							      hex, sizeof(hex)));
+			close_json_array();
+		}
+	} else {
+		join_bits(cca_features, ci->features, buf, sizeof(buf));
+		print_text("features  %s\n", ci->has_features ? buf : "-");
+	}
+
+	print_string(PRINT_ANY, "module", "module    %s\n",
+		     ci->has_module ? ci->module : "-");
+
+	if (ci->has_flags) {
+		print_uint(PRINT_ANY, "flags", "flags     0x%llx", ci->flags);
+		join_bits(tcp_cong_flags, ci->flags, buf, sizeof(buf));
+		if (ci->flags)
+			print_text(" (%s)", buf);
+		print_text("\n");
+	} else {
+		print_text("flags     -\n");
+	}
+	close_json_object();
+}
+
+/* ---- cca list ---- */
+
+struct cca_vec {
+	struct cca_info *v;
+	size_t n, cap;
+};
+
+static int cca_collect_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct cca_vec *vec = data;
+
+	if (vec->n == vec->cap) {
+		size_t cap = vec->cap ? 2 * vec->cap : 16;
+		struct cca_info *v = realloc(vec->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		vec->v = v;
+		vec->cap = cap;
+	}
+	if (cca_parse(nlh, &vec->v[vec->n]) < 0)
+		return -EBADMSG;
+	vec->n++;
+	return 0;
+}
+
+static int cca_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cca_info *)a)->name,
+		      ((const struct cca_info *)b)->name);
+}
+
+static int cca_list_text(const struct cca_vec *vec)
+{
+	static const char *const headers[] = {
+		"NAME", "VERSION", "MODULE", "FLAGS", "FEATURES",
+	};
+	struct table *t;
+	size_t i;
+
+	if (!vec->n)
+		return CCACTL_EXIT_OK;
+	t = table_new(5, headers);
+	if (!t)
+		goto nomem;
+	for (i = 0; i < vec->n; i++) {
+		const struct cca_info *ci = &vec->v[i];
+		char version[16], flags[16], features[160];
+		const char *cells[5] = { ci->name, NULL, NULL, NULL, NULL };
+
+		if (ci->has_version) {
+			version_string(ci->version, version, sizeof(version));
+			cells[1] = version;
+		}
+		if (ci->has_module)
+			cells[2] = ci->module;
+		if (ci->has_flags) {
+			snprintf(flags, sizeof(flags), "0x%x", ci->flags);
+			cells[3] = flags;
+		}
+		if (ci->has_features) {
+			join_bits(cca_features, ci->features, features,
+				  sizeof(features));
+			cells[4] = features;
+		}
+		if (table_add(t, cells))
+			goto nomem;
+	}
+	table_print(t, stdout);
+	table_free(t);
+	return CCACTL_EXIT_OK;
+nomem:
+	table_free(t);
+	fputs("ccactl: out of memory\n", stderr);
+	return CCACTL_EXIT_KERNEL;
+}
+
+static int cca_list(int argc, char **argv)
+{
+	char buf[NL_SEND_BUFSZ];
+	struct cca_vec vec = { 0 };
+	struct nlmsghdr *nlh;
+	size_t i;
+	int ret;
+
+	if (argc > 0)
+		return usage_error("cca list: unexpected argument \"%s\"", argv[0]);
+
+	ret = ccaas_msg(buf, CCAAS_CMD_CCA_GET, NLM_F_DUMP, &nlh);
+	if (ret)
+		return ret;
+	ret = ccaas_request(nlh, cca_collect_cb, &vec);
+	if (ret)
+		goto out;
+
+	qsort(vec.v, vec.n, sizeof(*vec.v), cca_name_cmp);
+	print_begin(stdout, ccactl_opts.json, ccactl_opts.pretty);
+	if (print_is_json()) {
+		open_json_array(NULL);
+		for (i = 0; i < vec.n; i++)
+			cca_print(&vec.v[i]);
+		close_json_array();
+	} else {
+		ret = cca_list_text(&vec);
+	}
+	print_end();
+out:
+	free(vec.v);
+	return ret;
+}
+
+/* ---- cca show NAME ---- */
+
+struct cca_one {
+	struct cca_info info;
+	unsigned int count;
+};
+
+static int cca_one_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct cca_one *one = data;
+
+	if (one->count++)
+		return -EBADMSG;	/* a single-CCA request, several answers */
+	return cca_parse(nlh, &one->info);
+}
+
+static int cca_show(int argc, char **argv)
+{
+	char buf[NL_SEND_BUFSZ];
+	struct cca_one one = { .count = 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (argc < 1)
+		return usage_error("cca show: missing CCA name; usage: ccactl cca show NAME");
+	if (argc > 1)
+		return usage_error("cca show: unexpected argument \"%s\"", argv[1]);
+	if (!argv[0][0] || strlen(argv[0]) >= CCAAS_CCA_NAME_MAX)
+		return usage_error("cca show: invalid CCA name \"%s\" (1 to %d characters)",
+				   argv[0], CCAAS_CCA_NAME_MAX - 1);
+
+	ret = ccaas_msg(buf, CCAAS_CMD_CCA_GET, 0, &nlh);
+	if (ret)
+		return ret;
+	mnl_attr_put_strz(nlh, CCAAS_A_CCA_NAME, argv[0]);
+	ret = ccaas_request(nlh, cca_one_cb, &one);
+	if (ret)
+		return ret;
+	if (!one.count) {
+		fputs("Error: the kernel answered without a CCA\n", stderr);
+		return CCACTL_EXIT_KERNEL;
+	}
+
+	print_begin(stdout, ccactl_opts.json, ccactl_opts.pretty);
+	cca_print(&one.info);
+	print_end();
+	return CCACTL_EXIT_OK;
+}
+
+static const struct ccactl_cmd cca_cmds[] = {
+	{ "list", "",     "list the registered CCAs",		cca_list },
+	{ "show", "NAME", "show one registered CCA",		cca_show },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ccactl_object cca_object = {
+	.name = "cca",
+	.summary = "registered congestion control algorithms",
+	.cmds = cca_cmds,
+	.default_cmd = "list",
+};
