@@ -151,12 +151,15 @@ wire_project() {
 			>> "$tree/net/Makefile"
 }
 
-# print_results JSON: one PASS/FAIL line per case from kunit.py's JSON
-# (KernelCI layout: groups with sub_groups and test_cases). A parameterised
-# case is a group of its own and gets one line, failing if any param fails.
+# print_results JSON LISTING: one PASS/FAIL line per case, from kunit.py's
+# JSON (KernelCI layout: groups with sub_groups and test_cases) checked
+# against LISTING, the "suite.case" names the kernel said it would run. A
+# listed case without a result (the kernel died first) is a FAIL; so is a
+# result kunit.py could not name. A parameterised case is a group of its own
+# and gets one line, failing if any of its parameters fails.
 print_results() {
-	"$python" - "$1" <<-'EOF'
-	import json, sys
+	"$python" - "$1" "$2" <<-'EOF'
+	import json, re, sys
 
 	def leaves(group):
 	    for case in group.get("test_cases", []):
@@ -172,16 +175,33 @@ print_results() {
 	        return "SKIP"
 	    return "PASS"
 
-	top = json.load(open(sys.argv[1]))
+	results = {}    # "suite.case" -> verdict, in the order of the run
+	try:
+	    top = json.load(open(sys.argv[1]))
+	except (OSError, ValueError):
+	    top = {}
 	for suite in top.get("sub_groups", []):
-	    for case in suite.get("test_cases", []):
-	        print("%s: kunit/%s.%s" % (verdict([case["status"]]),
-	                                   suite["name"], case["name"]))
-	    for case in suite.get("sub_groups", []):
-	        print("%s: kunit/%s.%s" % (verdict(leaves(case)),
-	                                   suite["name"], case["name"]))
-	for case in top.get("test_cases", []):
-	    print("%s: kunit/%s" % (verdict([case["status"]]), case["name"]))
+	    cases = [(c["name"], verdict([c["status"]]))
+	             for c in suite.get("test_cases", [])]
+	    cases += [(g["name"], verdict(leaves(g)))
+	              for g in suite.get("sub_groups", [])]
+	    for i, (name, v) in enumerate(cases, 1):
+	        results["%s.%s" % (suite["name"], name or "unnamed-%d" % i)] = v
+
+	listed = [l.strip() for l in open(sys.argv[2])
+	          if re.fullmatch(r"[^\s.]+\.[^\s.]+", l.strip())]
+	lost = [name for name in listed if name not in results]
+	for name in lost:
+	    results[name] = "FAIL"
+	order = [n for n in listed if n in results]
+	order += [n for n in results if n not in order]
+	for name in order:
+	    v = results[name]
+	    if ".unnamed-" in name and listed:
+	        continue    # a crashed case; reported under its listed name
+	    if name in lost:
+	        print("kunit: %s has no result: the kernel stopped first" % name)
+	    print("%s: kunit/%s" % (v, name))
 	EOF
 }
 
@@ -214,36 +234,40 @@ flock -w "$BUILD_TIMEOUT" 9 || fail setup "timed out waiting for $cache/.lock"
 ensure_source
 wire_project
 
+# kunit_py TIMEOUT SUBCOMMAND ARGS...: kunit.py on this tree and build.
 kunit_py() {
 	timeout "$1" "$python" "$tree/tools/testing/kunit/kunit.py" "$2" \
 		--arch=um --build_dir="$build" --kunitconfig="$kunitconfig" \
-		"${@:3}" >> "$log" 2>&1
+		"${@:3}" 2>&1
 }
 
 mkdir -p "$build"
 t0=$(date +%s)
-kunit_py "$BUILD_TIMEOUT" build --jobs="$JOBS" ||
+kunit_py "$BUILD_TIMEOUT" build --jobs="$JOBS" >> "$log" ||
 	fail build "the UML kernel did not build (kunit.py build exited $?)"
 t1=$(date +%s)
 
 # --- run -----------------------------------------------------------------------
 
+# First ask the kernel which cases it will run, so that a case lost to a
+# crash is reported by name; then run them.
+listing=$build/ccaas-tests.txt
 json=$build/ccaas-results.json
-rm -f "$json" "$build/test.log"
+rm -f "$listing" "$json" "$build/test.log"
+kunit_py $((RUN_TIMEOUT + 60)) exec --list_tests --timeout="$RUN_TIMEOUT" \
+	${glob:+"$glob"} > "$listing" || true
+{ echo "=== cases listed by the kernel ==="; cat "$listing"; } >> "$log"
 rc=0
 kunit_py $((RUN_TIMEOUT + 60)) exec --timeout="$RUN_TIMEOUT" --json="$json" \
-	${glob:+"$glob"} || rc=$?
+	${glob:+"$glob"} >> "$log" || rc=$?
 t2=$(date +%s)
 if [ -r "$build/test.log" ]; then
 	echo "=== raw kernel output ($build/test.log) ===" >> "$log"
 	cat "$build/test.log" >> "$log"
 fi
 
-results=""
-if [ -s "$json" ]; then
-	results=$(print_results "$json") ||
-		fail parse "cannot read kunit.py's results $json"
-fi
+results=$(print_results "$json" "$listing") ||
+	fail parse "cannot read kunit.py's results $json"
 [ -z "$results" ] || echo "$results"
 echo "kunit: build $((t1 - t0)) s, run $((t2 - t1)) s"
 
@@ -252,7 +276,7 @@ cases=$(printf '%s\n' "$results" | grep -Ec '^(PASS|FAIL): ' || true)
 if [ "$cases" = 0 ]; then
 	fail run "no test case results (kunit.py exec exited $rc)"
 elif [ "$failed" = 0 ] && [ "$rc" != 0 ]; then
-	# e.g. the kernel crashed or stopped before running every case
+	# e.g. the kernel stopped after the last case, or a count mismatch
 	fail run "kunit.py exec exited $rc although no case failed"
 elif [ "$failed" != 0 ]; then
 	# kunit.py's own report of the run, without the passing cases
