@@ -27,7 +27,7 @@
 # Any kernel panic/Oops/BUG/WARNING/KASAN/GPF/call trace fails the run.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")" && pwd -P)
 # shellcheck source=vm/common.sh
 . "$here/vm/common.sh"
 
@@ -76,7 +76,7 @@ else
 	mkdir -p "$rundir"
 	[ -z "$(ls -A "$rundir")" ] || ccaas_die "run directory $rundir is not empty"
 fi
-rundir=$(cd "$rundir" && pwd)
+rundir=$(cd "$rundir" && pwd -P)
 case "$rundir$here" in
 *[[:space:]]*) ccaas_die "paths with white space cannot go on the kernel command line" ;;
 esac

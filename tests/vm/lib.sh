@@ -40,8 +40,9 @@ _ccaas_report() {
 	shift 2
 	file=$(_ccaas_results_file)
 	echo "$status: $name" | tee -a "$file"
+	# the reason, indented line by line so no line can pass for a result
 	if [ $# -gt 0 ]; then
-		echo "  $name: $*" | tee -a "$file"
+		printf '%s\n' "$*" | sed "1s/^/  $name: /; 2,\$s/^/    /" | tee -a "$file"
 	fi
 }
 
