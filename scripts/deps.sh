@@ -12,7 +12,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=versions.conf
+# shellcheck source-path=SCRIPTDIR
 . "$here/versions.conf"
 
 dry_run=0

@@ -24,8 +24,8 @@ root=$(dirname "$here")
 # shellcheck source=versions.conf
 . "$here/versions.conf"
 
-BUILD_TIMEOUT=3600	# s, a cold build takes 5-7 min on 2 cores
-RUN_TIMEOUT=300		# s, the UML kernel normally runs for seconds
+BUILD_TIMEOUT=3600	# s; a cold build takes about 4 min on 2 cores
+RUN_TIMEOUT=${CCAAS_KUNIT_TIMEOUT:-120}	# s; the tests take about a second
 JOBS=${CCAAS_KUNIT_JOBS:-2}
 
 pattern=""
@@ -33,7 +33,7 @@ while getopts t:h opt; do
 	case $opt in
 	t) pattern=$OPTARG ;;
 	*)
-		sed -n '5,12s/^# \{0,1\}//p' "$0" >&2
+		sed -n '7,11s/^# \{0,1\}//p' "$0" >&2
 		exit 2
 		;;
 	esac

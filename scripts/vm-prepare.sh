@@ -16,7 +16,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=vm/common.sh
+# shellcheck source-path=SCRIPTDIR
 . "$here/vm/common.sh"
 
 [ $# = 1 ] || ccaas_die "usage: $0 KVER"
@@ -51,8 +51,10 @@ if [ -z "$deb" ]; then
 	tmp=$(mktemp -d "$CCAAS_CACHE/debs/.dl.XXXXXX")
 	# apt drops privileges to _apt for downloads; let it write here
 	chmod 0777 "$tmp"
+	# a fresh machine may have no package lists yet: update once and retry
 	(cd "$tmp" && apt-get download -q "linux-image-$kver") >&2 ||
-		ccaas_die "apt-get download linux-image-$kver failed (run apt-get update?)"
+		{ apt-get update -q >&2 && (cd "$tmp" && apt-get download -q "linux-image-$kver") >&2; } ||
+		ccaas_die "apt-get download linux-image-$kver failed"
 	mv "$tmp"/*.deb "$CCAAS_CACHE/debs/"
 	rmdir "$tmp"
 	deb=$(find_deb)
@@ -175,6 +177,7 @@ if [ ! -e "$initrd" ]; then
 		cpio --null -o -H newc --reproducible --quiet | gzip -6) >"$initrd.tmp.$$"
 	mv "$initrd.tmp.$$" "$initrd"
 	# keep the three newest initramfs images of this kernel
+	# shellcheck disable=SC2012 # the names are ours, without white space
 	ls -t "$CCAAS_CACHE/initramfs/$kver-"*.cpio.gz | tail -n +4 | xargs -r rm -f
 fi
 

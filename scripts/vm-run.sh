@@ -28,7 +28,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd -P)
-# shellcheck source=vm/common.sh
+# shellcheck source-path=SCRIPTDIR
 . "$here/vm/common.sh"
 
 usage() {
@@ -52,7 +52,9 @@ while getopts "t:m:e:d:qWBa:h" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 3 ] && [ "$2" = "--" ] || usage
+if [ $# -lt 3 ] || [ "$2" != "--" ]; then
+	usage
+fi
 kver=$(ccaas_resolve_kver "$1")
 shift 2
 
@@ -118,6 +120,8 @@ timeout -k 5 "$timeout_s" qemu-system-x86_64 \
 	-virtfs "local,path=$rundir/results,mount_tag=results,security_model=none,multidevs=remap" \
 	</dev/null >"$rundir/qemu.log" 2>&1 &
 qpid=$!
+# interrupted (^C, a CI limit): take the VM down with us
+trap 'kill "$qpid" 2>/dev/null; exit 130' INT TERM
 
 tail_pid=""
 if [ "$quiet" = 0 ]; then

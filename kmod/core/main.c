@@ -14,18 +14,26 @@ static int __init ccaas_core_init(void)
 {
 	int err;
 
-	err = ccaas_netlink_init();
+	err = ccaas_pernet_init();
 	if (err)
 		return err;
+	err = ccaas_netlink_init();
+	if (err)
+		goto err_pernet;
 
 	pr_info("ccaas: core loaded (genetlink family %s v%d)\n",
 		CCAAS_FAMILY_NAME, CCAAS_FAMILY_VERSION);
 	return 0;
+
+err_pernet:
+	ccaas_pernet_exit();
+	return err;
 }
 
 static void __exit ccaas_core_exit(void)
 {
 	ccaas_netlink_exit();
+	ccaas_pernet_exit();
 }
 
 module_init(ccaas_core_init);

@@ -17,8 +17,6 @@ static const struct nla_policy ccaas_cca_get_policy[CCAAS_A_CCA_MAX + 1] = {
 			       .len = CCAAS_CCA_NAME_MAX - 1 },
 };
 
-static struct genl_family ccaas_family;
-
 struct ccaas_fill_ctx {
 	u32 portid;
 	u32 seq;
@@ -99,13 +97,17 @@ static const struct genl_ops ccaas_ops[] = {
 		.policy = ccaas_cca_get_policy,
 		.maxattr = CCAAS_A_CCA_MAX,
 	},
+	/* scope: handlers and policies in scope_nl.c */
+	/* end scope */
+	/* policy: handlers and policies in policy_nl.c */
+	/* end policy */
 };
 
 static const struct genl_multicast_group ccaas_mcgrps[] = {
 	{ .name = CCAAS_MCGRP_MONITOR, },
 };
 
-static struct genl_family ccaas_family __ro_after_init = {
+struct genl_family ccaas_family __ro_after_init = {
 	.name = CCAAS_FAMILY_NAME,
 	.version = CCAAS_FAMILY_VERSION,
 	.netnsok = true,

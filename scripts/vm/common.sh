@@ -1,3 +1,4 @@
+# shellcheck shell=bash source-path=SCRIPTDIR/..
 # Shared helpers for the VM scripts (sourced, not executed).
 #
 # Kernel names: the pinned kernels live in scripts/versions.conf as
@@ -5,7 +6,6 @@
 # short name "<major>.<minor>" (e.g. 6.12) may be given instead.
 
 CCAAS_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=../versions.conf
 . "$CCAAS_SCRIPTS/versions.conf"
 
 CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the test VM's initramfs (built by scripts/vm-prepare.sh).
 #
 # Loads the virtio/9p modules listed in /lib/modules/load-order, mounts the

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Smoke tests of the VM platform itself: right kernel, in-tree modules load,
 # namespaces carry TCP, netem delay shows in srtt, a ce_threshold bottleneck
 # marks CE for DCTCP.  No project module is needed.
@@ -29,20 +30,20 @@ test_smoke_netns() {
 # leaves room for a slow emulated CPU.  (A paced, application-limited flow
 # would also see delayed-ACK time in its srtt.)
 test_smoke_netem_rtt() {
-	local rtts i r
+	local rtts r
 	netns_cleanup
 	netns_pair a b || return 1
 	tc -n a qdisc add dev eth0 root netem delay 10ms || return 1
 	iperf_server b || return 1
 	ns a iperf3 -c "$PAIR_B_IP" -t 3 >/dev/null 2>&1 &
-	for i in $(seq 30); do
+	for _ in $(seq 30); do
 		sleep 0.1
 		[ -z "$(tcp_rtts_ms a dport = :5201)" ] || break
 	done
 	sleep 1 # a few RTT samples at full rate
 	rtts=$(tcp_rtts_ms a dport = :5201)
 	wait
-	echo "srtt (ms):" $rtts
+	echo "srtt (ms): ${rtts//$'\n'/ }"
 	[ -n "$rtts" ] || fail smoke_netem_rtt "no established connection seen" || return 1
 	for r in $rtts; do
 		awk -v r="$r" 'BEGIN { exit !(r >= 10 && r < 50) }' ||

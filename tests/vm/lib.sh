@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for VM test files (tests/vm/NN-*.sh).  Sourced inside the guest by
 # tests/vm/lib/driver.sh; has no side effects when sourced.
 #
@@ -75,11 +76,35 @@ ccaas_test_functions() {
 	sed -nE 's/^(test_[A-Za-z0-9_]+)[[:space:]]*\(\).*/\1/p' "$1"
 }
 
-# ccaas_run_tests FILE: run the test_* functions of FILE (already sourced)
+# ccaas_match PATTERN STRING: a glob match if PATTERN has * ? or [, else a
+# substring match; an empty PATTERN matches everything
+# shellcheck disable=SC2053 # a glob match is the point
+ccaas_match() {
+	case "$1" in
+	"") return 0 ;;
+	*[*?[]*) [[ "$2" == $1 ]] ;;
+	*) [[ "$2" == *"$1"* ]] ;;
+	esac
+}
+
+# ccaas_selected_tests FILE [PATTERN]: the test_* functions of FILE to run:
+# all of them if the file's name matches PATTERN, else those whose test name
+# matches
+ccaas_selected_tests() {
+	local t
+	for t in $(ccaas_test_functions "$1"); do
+		if ccaas_match "${2:-}" "$(basename "$1")" || ccaas_match "$2" "${t#test_}"; then
+			echo "$t"
+		fi
+	done
+}
+
+# ccaas_run_tests FILE: run the selected ($CCAAS_VM_PATTERN) test_* functions
+# of FILE (already sourced)
 ccaas_run_tests() {
 	local t name before rc file
 	file=$(_ccaas_results_file)
-	for t in $(ccaas_test_functions "$1"); do
+	for t in $(ccaas_selected_tests "$1" "${CCAAS_VM_PATTERN:-}"); do
 		name=${t#test_}
 		before=$(wc -l <"$file")
 		echo "--- $name"

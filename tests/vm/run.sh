@@ -6,8 +6,9 @@
 # Usage: tests/vm/run.sh [-k KVERS] [-t PATTERN] [-j] [-v]
 #   -k KVERS    kernels, comma/space separated, full or short (6.1,6.12);
 #               default: all pinned in scripts/versions.conf
-#   -t PATTERN  only test files whose name matches PATTERN: a glob if it has
-#               * ? or [, else a substring
+#   -t PATTERN  only test files whose name matches PATTERN (a glob if it has
+#               * ? or [, else a substring), and in other files only the
+#               tests whose name matches (the file's top-level code still runs)
 #   -j          run the kernels' VMs in parallel (one vCPU each)
 #   -v          show the VMs' consoles (lines prefixed with "  | ")
 #
@@ -18,9 +19,8 @@ set -eu
 
 vmdir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$vmdir/../.." && pwd)
-# shellcheck source=../../scripts/vm/common.sh
+# shellcheck source-path=SCRIPTDIR source-path=SCRIPTDIR/../..
 . "$root/scripts/vm/common.sh"
-# shellcheck source=lib.sh
 . "$vmdir/lib.sh"
 
 usage() {
@@ -44,13 +44,10 @@ done
 files=()
 for f in "$vmdir"/[0-9][0-9]-*.sh; do
 	[ -f "$f" ] || continue
-	b=$(basename "$f")
-	case "$pattern" in
-	"") ;;
-	*[*?[]*) [[ "$b" == $pattern ]] || continue ;; # glob
-	*) [[ "$b" == *"$pattern"* ]] || continue ;;   # substring
-	esac
-	files+=("$f")
+	if ccaas_match "$pattern" "$(basename "$f")" ||
+		[ -n "$(ccaas_selected_tests "$f" "$pattern")" ]; then
+		files+=("$f")
+	fi
 done
 [ ${#files[@]} -gt 0 ] || ccaas_die "no test file matches '$pattern'"
 
@@ -107,7 +104,7 @@ report() {
 			why="$file exited with status $rc before reporting"
 		fi
 		local names
-		names=$(ccaas_test_functions "$f" | sed 's/^test_//')
+		names=$(ccaas_selected_tests "$f" "$pattern" | sed 's/^test_//')
 		# a file without test_ functions that failed counts as one test
 		if [ -z "$names" ] && [ "${rc:-x}" != 0 ]; then
 			names=${file%.sh}
@@ -132,6 +129,7 @@ report() {
 	fi
 	read -r t <"$rundir/times" 2>/dev/null || t="boot=? total=?"
 	t=${t//=/ }
+	t=${t//none/n\/a}
 	echo "$suite: $kver: ${t%% total*} s, total ${t##* } s (qemu start to driver start, whole VM)"
 	[ "$ok" = 0 ] || echo "$suite: artifacts in $rundir"
 	return $ok
@@ -148,6 +146,7 @@ run_kernel() {
 		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
 		-e "CCACTL=$root/tools/ccactl/ccactl" \
 		-e "CCAAS_VM_FILE_TIMEOUT=${CCAAS_VM_FILE_TIMEOUT:-300}" \
+		-e "CCAAS_VM_PATTERN=$pattern" \
 		"$kver" -- "$vmdir/lib/driver.sh" "${files[@]}" 2>"$log" |
 		sed 's/^/  | /' || true
 	mkdir -p "$rundir"

@@ -39,6 +39,26 @@ enum ccaas_cca_feature {
 #define CCAAS_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
 #define CCAAS_VERSION_PATCH(v)		((v) & 0xff)
 
+/*
+ * enum ccaas_locality - how far away a remote address is
+ * @CCAAS_LOCALITY_UNKNOWN: no scope prefix covers the address
+ */
+enum ccaas_locality {
+	CCAAS_LOCALITY_UNKNOWN,
+	CCAAS_LOCALITY_RACK,
+	CCAAS_LOCALITY_DC,
+	CCAAS_LOCALITY_REGION,
+	CCAAS_LOCALITY_XREGION,
+};
+
+/* Commit kinds of a policy generation (CCAAS_A_POLICY_ORIGIN). */
+enum ccaas_policy_origin {
+	CCAAS_POLICY_ORIGIN_EMPTY,	/* generation 0: no rules */
+	CCAAS_POLICY_ORIGIN_SET,	/* policy set / policy del */
+	CCAAS_POLICY_ORIGIN_APPLY,	/* policy apply */
+	CCAAS_POLICY_ORIGIN_ROLLBACK,	/* policy rollback */
+};
+
 enum {
 	CCAAS_A_CCA_UNSPEC,
 	CCAAS_A_CCA_NAME,		/* string, < CCAAS_CCA_NAME_MAX */
@@ -51,9 +71,86 @@ enum {
 	CCAAS_A_CCA_MAX = (__CCAAS_A_CCA_MAX - 1)
 };
 
+/* A scope table entry: prefix to locality, region and DC. */
+enum {
+	CCAAS_A_SCOPE_UNSPEC,
+	CCAAS_A_SCOPE_ADDR,		/* binary: 4 (IPv4) or 16 (IPv6) bytes */
+	CCAAS_A_SCOPE_PREFIXLEN,	/* u8: 0..32 or 0..128 */
+	CCAAS_A_SCOPE_LOCALITY,		/* u8: enum ccaas_locality */
+	CCAAS_A_SCOPE_REGION,		/* u32: region id */
+	CCAAS_A_SCOPE_DC,		/* u32: data center id */
+	CCAAS_A_SCOPE_ENTRY,		/* nest (multi): CCAAS_A_SCOPE_* entry */
+	CCAAS_A_SCOPE_COUNT,		/* u32: entries in the table */
+	CCAAS_A_SCOPE_MAX_ENTRIES,	/* u32: table size limit */
+	CCAAS_A_SCOPE_MEMORY,		/* u64: bytes the table uses */
+
+	__CCAAS_A_SCOPE_MAX,
+	CCAAS_A_SCOPE_MAX = (__CCAAS_A_SCOPE_MAX - 1)
+};
+
+/* A CCA parameter of a policy rule, checked against the CCA's schema. */
+enum {
+	CCAAS_A_PARAM_UNSPEC,
+	CCAAS_A_PARAM_NAME,		/* string */
+	CCAAS_A_PARAM_VALUE,		/* u32 */
+
+	__CCAAS_A_PARAM_MAX,
+	CCAAS_A_PARAM_MAX = (__CCAAS_A_PARAM_MAX - 1)
+};
+
+/*
+ * A policy rule: what a connection's scope must be for the rule to apply,
+ * and what the connection then gets. Without CCAAS_A_RULE_LOCALITY the rule
+ * is the default rule (for addresses of unknown scope).
+ */
+enum {
+	CCAAS_A_RULE_UNSPEC,
+	CCAAS_A_RULE_LOCALITY,		/* u8: enum ccaas_locality */
+	CCAAS_A_RULE_REGION,		/* u32: destination region */
+	CCAAS_A_RULE_DC,		/* u32: destination DC */
+	CCAAS_A_RULE_LOCAL_ADDR,	/* binary: local prefix, 4 or 16 bytes */
+	CCAAS_A_RULE_LOCAL_PREFIXLEN,	/* u8 */
+	CCAAS_A_RULE_CCA,		/* string: CCA name */
+	CCAAS_A_RULE_PARAM,		/* nest (multi): CCAAS_A_PARAM_* */
+	CCAAS_A_RULE_MIN_RTO_US,	/* u32: minimum RTO, microseconds */
+	CCAAS_A_RULE_INIT_CWND,		/* u32: initial cwnd, packets */
+	CCAAS_A_RULE_TSO_SEGS,		/* u32: minimum TSO segments */
+
+	__CCAAS_A_RULE_MAX,
+	CCAAS_A_RULE_MAX = (__CCAAS_A_RULE_MAX - 1)
+};
+
+/* A policy generation and the options of a policy change. */
+enum {
+	CCAAS_A_POLICY_UNSPEC,
+	CCAAS_A_POLICY_GENERATION,	/* u32 */
+	CCAAS_A_POLICY_ORIGIN,		/* u8: enum ccaas_policy_origin */
+	CCAAS_A_POLICY_FROM,		/* u32: generation a rollback restored */
+	CCAAS_A_POLICY_TIME,		/* u64: commit time, ns since the epoch */
+	CCAAS_A_POLICY_NRULES,		/* u32 */
+	CCAAS_A_POLICY_RULE,		/* nest (multi): CCAAS_A_RULE_* */
+	CCAAS_A_POLICY_DRY_RUN,		/* flag: validate only, commit nothing */
+	CCAAS_A_POLICY_NO_MIGRATE,	/* flag: leave existing connections */
+	CCAAS_A_POLICY_FORCE,		/* flag: migrate despite sticky ECN */
+
+	__CCAAS_A_POLICY_MAX,
+	CCAAS_A_POLICY_MAX = (__CCAAS_A_POLICY_MAX - 1)
+};
+
 enum {
 	CCAAS_CMD_UNSPEC,
 	CCAAS_CMD_CCA_GET,		/* do: one CCA by CCAAS_A_CCA_NAME; dump: all */
+	CCAAS_CMD_SCOPE_ADD,		/* add or replace one entry */
+	CCAAS_CMD_SCOPE_DEL,		/* delete one entry (ADDR, PREFIXLEN) */
+	CCAAS_CMD_SCOPE_GET,		/* do: look ADDR up; dump: the table */
+	CCAAS_CMD_SCOPE_FLUSH,		/* empty the table */
+	CCAAS_CMD_SCOPE_LOAD,		/* replace the table with the ENTRY nests */
+	CCAAS_CMD_POLICY_SET,		/* add or replace one rule */
+	CCAAS_CMD_POLICY_DEL,		/* delete the rule with the same match */
+	CCAAS_CMD_POLICY_GET,		/* do: a generation with its rules */
+	CCAAS_CMD_POLICY_HISTORY,	/* dump: the kept generations */
+	CCAAS_CMD_POLICY_ROLLBACK,	/* re-commit GENERATION as a new one */
+	CCAAS_CMD_POLICY_APPLY,		/* replace every rule with the RULE nests */
 
 	__CCAAS_CMD_MAX,
 	CCAAS_CMD_MAX = (__CCAAS_CMD_MAX - 1)

@@ -10,7 +10,7 @@
 set -u
 
 lib="$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
-# shellcheck source=../lib.sh
+# shellcheck disable=SC1090 # lib.sh, next to this directory
 . "$lib"
 export CCAAS_RESULTS_FILE="$RESULTS/results.txt"
 : >>"$CCAAS_RESULTS_FILE"
@@ -22,6 +22,7 @@ for f in "$@"; do
 	echo "=== $name (limit $limit s)"
 	echo "@start $name" >>"$CCAAS_RESULTS_FILE"
 	# timeout runs the file in a process group of its own and kills it all
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	timeout -k 5 "$limit" bash -c '. "$1" && . "$2" && ccaas_run_tests "$2"' \
 		driver "$lib" "$f"
 	rc=$?

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "core.h"
+
+int ccaas_scope_net_init(struct ccaas_net *cn)
+{
+	return 0;
+}
+
+void ccaas_scope_net_exit(struct ccaas_net *cn)
+{
+}
