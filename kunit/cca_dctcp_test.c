@@ -73,6 +73,7 @@ static int dctcp_fixture_init(struct kunit *test)
 	f->sk->sk_state = TCP_ESTABLISHED;
 	f->tp->mss_cache = 1000;
 	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
+	f->tp->snd_cwnd_clamp = ~0U;
 	tcp_snd_cwnd_set(f->tp, 100);
 	f->tp->snd_una = 1;
 	f->tp->snd_nxt = 1;
@@ -85,6 +86,7 @@ static void start(struct dctcp_fixture *f, bool ecn)
 {
 	f->tp->ecn_flags = ecn ? TCP_ECN_OK : 0;
 	inet_sk(f->sk)->tos = INET_ECN_ECT_0;
+	inet_csk(f->sk)->icsk_ca_ops = f->ops;
 	f->ops->init(f->sk);
 }
 
@@ -122,24 +124,30 @@ static void dctcp_alpha_updates_once_per_round(struct kunit *test)
 	struct dctcp_fixture *f = test->priv;
 	int i;
 
+	/* The round in flight when the CCA starts is the first one. */
+	send(f, 10);
 	start(f, true);
 	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 1024U);
 
 	/* Round 1: 10 ACKs of 1 packet, none marked. */
-	send(f, 10);
 	for (i = 0; i < 9; i++) {
 		ack(f, 1, 0);
 		KUNIT_EXPECT_EQ_MSG(test, alpha_of(test, f), 1024U,
 				    "alpha moved mid-round, ACK %d", i);
 	}
+	/* Round 2 leaves before round 1's last ACK arrives. */
+	send(f, 10);
 	ack(f, 1, 0);
 	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 960U);
 
 	/* Round 2 (delayed ACKs: 2 packets each), all marked. */
-	send(f, 10);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 4; i++) {
 		ack(f, 2, 2);
-	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 1024U);
+		KUNIT_EXPECT_EQ(test, alpha_of(test, f), 960U);
+	}
+	ack(f, 2, 2);
+	/* 960 - 960/16 + 1024/16 */
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 964U);
 }
 
 static void dctcp_cut_follows_alpha(struct kunit *test)
@@ -168,12 +176,15 @@ static void dctcp_loss_halves_and_undo_restores(struct kunit *test)
 {
 	struct dctcp_fixture *f = test->priv;
 
+	int round;
+
 	start(f, true);
-	/* Drain alpha so an ECN cut would be tiny. */
-	while (alpha_of(test, f)) {
+	/* Drain alpha so an ECN cut would be tiny: 1024 needs ~110 rounds. */
+	for (round = 0; round < 200 && alpha_of(test, f); round++) {
 		send(f, 4);
 		ack(f, 4, 0);
 	}
+	KUNIT_ASSERT_EQ(test, alpha_of(test, f), 0U);
 	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 100U);
 
 	f->ops->set_state(f->sk, TCP_CA_Recovery);
