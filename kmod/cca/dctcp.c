@@ -187,6 +187,14 @@ static struct tcp_congestion_ops cca_dctcp_ops __read_mostly = {
 	.name		= "cca_dctcp",
 };
 
+/* Per policy rule overrides of the module parameters (`ccactl cca show`). */
+static const struct ccaas_param_spec cca_dctcp_params[] = {
+	{ .name = "shift_g", .min = 0, .max = CCAAS_ALPHA_SHIFT, .def = 4,
+	  .unit = "log2(1/g)" },
+	{ .name = "alpha_on_init", .min = 0, .max = CCAAS_ALPHA_ONE,
+	  .def = CCAAS_ALPHA_ONE, .unit = "1/1024" },
+};
+
 /* Reno for sockets that did not negotiate ECN; see init(). */
 static struct tcp_congestion_ops cca_dctcp_reno_ops __read_mostly = {
 	.ssthresh	= tcp_reno_ssthresh,
@@ -200,6 +208,8 @@ static struct tcp_congestion_ops cca_dctcp_reno_ops __read_mostly = {
 static struct ccaas_cca cca_dctcp = {
 	.ops		= &cca_dctcp_ops,
 	.fallback_ops	= &cca_dctcp_reno_ops,
+	.params		= cca_dctcp_params,
+	.n_params	= ARRAY_SIZE(cca_dctcp_params),
 	.version	= CCA_DCTCP_VERSION,
 	.features	= CCAAS_CCA_F_NEEDS_ECN | CCAAS_CCA_F_ECN_OK |
 			  CCAAS_CCA_F_NONECN_OK,

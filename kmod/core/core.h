@@ -41,6 +41,36 @@ int ccaas_registry_dump(struct sk_buff *skb, long *pos,
 				    const struct ccaas_cca *cca, void *arg),
 			void *arg);
 
+/**
+ * struct ccaas_cca_ref - a congestion control a policy rule names
+ * @ops: its ops, with a reference on @ops->owner held by the ref
+ * @cca: its ccaas registration, or NULL for a CCA not built on ccaas
+ *	(in-tree cubic, dctcp, bbr, ...)
+ */
+struct ccaas_cca_ref {
+	const struct tcp_congestion_ops *ops;
+	const struct ccaas_cca *cca;
+};
+
+/* resolve.c */
+int ccaas_cca_resolve(struct net *net, const char *name,
+		      struct ccaas_cca_ref *ref, struct netlink_ext_ack *extack);
+void ccaas_cca_ref_put(struct ccaas_cca_ref *ref);
+
+/* registry.c */
+const struct ccaas_cca *ccaas_registry_by_ops(const struct tcp_congestion_ops *ops);
+int ccaas_cca_param_check(const struct ccaas_cca *cca, const char *name,
+			  u32 value, const struct nlattr *attr,
+			  struct netlink_ext_ack *extack);
+
+/*
+ * migrate.c: called by the policy store after every commit (not after a dry
+ * run), with the namespace's lock held.
+ */
+struct ccaas_policy_gen;
+void ccaas_policy_committed(struct net *net, const struct ccaas_policy_gen *gen,
+			    bool migrate, bool force, struct genl_info *info);
+
 /* netlink.c */
 extern struct genl_family ccaas_family;
 int ccaas_netlink_init(void);

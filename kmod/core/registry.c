@@ -120,6 +120,61 @@ const struct ccaas_cca *ccaas_cca_lookup(const char *name)
 }
 EXPORT_SYMBOL_GPL(ccaas_cca_lookup);
 
+/*
+ * The ccaas CCA whose ops (or fallback ops) are @ops, or NULL. The result
+ * stays valid while the caller holds a reference on @ops->owner.
+ */
+const struct ccaas_cca *ccaas_registry_by_ops(const struct tcp_congestion_ops *ops)
+{
+	const struct ccaas_cca *cca, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(cca, &ccaas_registry, node) {
+		if (cca->ops == ops || cca->fallback_ops == ops) {
+			found = cca;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * ccaas_cca_param_check - validate one per-rule parameter against a schema
+ * @cca: the CCA the rule names, or NULL for a CCA without ccaas schema
+ * @name: parameter name
+ * @value: requested value
+ * @attr: the attribute to point extack at
+ * @extack: where to explain a refusal
+ *
+ * Return: the parameter's index in @cca->params, or -EINVAL.
+ */
+int ccaas_cca_param_check(const struct ccaas_cca *cca, const char *name,
+			  u32 value, const struct nlattr *attr,
+			  struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+
+	if (!cca || !cca->n_params) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "CCA has no parameters");
+		return -EINVAL;
+	}
+	for (i = 0; i < cca->n_params; i++) {
+		const struct ccaas_param_spec *p = &cca->params[i];
+
+		if (strcmp(p->name, name))
+			continue;
+		if (value < p->min || value > p->max) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "parameter value out of the CCA's range");
+			return -ERANGE;
+		}
+		return i;
+	}
+	NL_SET_ERR_MSG_ATTR(extack, attr, "CCA has no parameter of that name");
+	return -EINVAL;
+}
+
 /* Fill one message for the CCA called @name: -ENOENT if there is none. */
 int ccaas_registry_fill(struct sk_buff *skb, const char *name,
 			int (*fill)(struct sk_buff *skb,

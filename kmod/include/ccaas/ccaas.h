@@ -17,6 +17,22 @@
 #include <uapi/linux/ccaas.h>
 
 /**
+ * struct ccaas_param_spec - one tunable of a CCA, settable per policy rule
+ * @name: parameter name, as in `ccactl policy set ... param NAME=VALUE`
+ * @min: smallest accepted value
+ * @max: largest accepted value
+ * @def: value when a rule does not set it (usually the module parameter)
+ * @unit: unit of the value, for `ccactl cca show`
+ */
+struct ccaas_param_spec {
+	const char *name;
+	u32 min;
+	u32 max;
+	u32 def;
+	const char *unit;
+};
+
+/**
  * struct ccaas_cca - a CCA as the core knows it
  * @ops: the congestion control operations; @ops->name is the CCA's name
  * @fallback_ops: optional ops the CCA moves a socket to by itself (from the
@@ -24,6 +40,7 @@
  *	still counts as being on this CCA
  * @version: CCAAS_VERSION(major, minor, patch)
  * @features: enum ccaas_cca_feature bits
+ * @params: the CCA's parameter schema, @n_params entries
  * @node: core-private list linkage
  */
 struct ccaas_cca {
@@ -31,6 +48,8 @@ struct ccaas_cca {
 	struct tcp_congestion_ops *fallback_ops;
 	u32 version;
 	u32 features;
+	const struct ccaas_param_spec *params;
+	unsigned int n_params;
 	struct list_head node;
 };
 
