@@ -43,9 +43,20 @@ ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
-for d in /tmp /run /var/tmp /dev/shm; do
+mount -t tmpfs -o mode=1777 tmpfs /run || die "cannot mount tmpfs on /run"
+# The guest's /tmp is its own tmpfs; a work tree under the host's /tmp
+# (a CI clone, say) stays visible at its path through a bind mount.
+mkdir -p /run/host-tmp && mount --bind /tmp /run/host-tmp
+for d in /tmp /var/tmp /dev/shm; do
 	mount -t tmpfs -o mode=1777 tmpfs "$d" || die "cannot mount tmpfs on $d"
 done
+case "$CCAAS_VM_CWD" in
+/tmp/?*)
+	mkdir -p "$CCAAS_VM_CWD" &&
+		mount --bind "/run/host-tmp/${CCAAS_VM_CWD#/tmp/}" "$CCAAS_VM_CWD" ||
+		die "cannot make $CCAAS_VM_CWD visible"
+	;;
+esac
 mkdir -p /run/netns /run/lock /tmp/home
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing

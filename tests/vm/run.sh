@@ -19,6 +19,7 @@ set -eu
 
 vmdir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$vmdir/../.." && pwd)
+cd "$root" || exit 1
 # shellcheck source-path=SCRIPTDIR source-path=SCRIPTDIR/../..
 . "$root/scripts/vm/common.sh"
 . "$vmdir/lib.sh"

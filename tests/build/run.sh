@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build-level tests on the host: warning-free W=1 builds for each kernel,
+# checkpatch --strict, the uapi header against its YAML spec, and DKMS builds.
+# Usage: tests/build/run.sh KVER...
+set -u
+cd "$(dirname "$0")/../.."
+root=$PWD
+. scripts/versions.conf
+CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}
+T=${T:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+want() { [ -z "$T" ] || [[ $1 == *$T* ]]; }
+result() { # result NAME STATUS [detail-file]
+	if [ "$2" -eq 0 ]; then
+		echo "PASS: build/$1"
+	else
+		[ -n "${3:-}" ] && sed 's/^/    /' "$3" | tail -25
+		echo "FAIL: build/$1"
+	fi
+}
+
+# A fresh W=1 build per kernel: any compiler warning fails.
+for kver in "$@"; do
+	want "w1-$kver" || continue
+	d=$tmp/w1-$kver
+	mkdir -p "$d" && cp -a Kbuild kmod include kunit "$d"/
+	make -C "/usr/src/linux-headers-$kver" M="$d" W=1 modules > "$d.log" 2>&1
+	st=$?
+	if grep -E 'warning:|error:' "$d.log" > "$d.warn"; then st=1; fi
+	[ -s "$d.warn" ] || cp "$d.log" "$d.warn"
+	result "w1-$kver" $st "$d.warn"
+done
+
+# checkpatch --strict on all kernel code, with the script of the pinned tree.
+if want checkpatch; then
+	cp_dir=$CCAAS_CACHE/checkpatch-$LINUX_SOURCE_VERSION
+	if [ ! -x "$cp_dir/scripts/checkpatch.pl" ]; then
+		mkdir -p "$cp_dir"
+		tar -xJf "/usr/src/$LINUX_SOURCE_PKG.tar.xz" -C "$cp_dir" --strip-components=1 \
+			--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+			'*/scripts/const_structs.checkpatch' '*/.clang-format'
+	fi
+	files=$(git ls-files 'kmod/*.c' 'kmod/*.h' 'kunit/*.c' 'include/uapi/*.h' 2>/dev/null ||
+		find kmod kunit include -name '*.[ch]')
+	# shellcheck disable=SC2086
+	"$cp_dir/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files > "$tmp/checkpatch" 2>&1
+	st=$?
+	grep -qE '(ERROR|WARNING|CHECK):' "$tmp/checkpatch" && st=1
+	result checkpatch $st "$tmp/checkpatch"
+fi
+
+# The uapi header says what the YAML spec says.
+if want uapi-spec; then
+	/usr/bin/python3 tests/build/check-uapi.py include/uapi/linux/ccaas.yaml \
+		include/uapi/linux/ccaas.h > "$tmp/uapi" 2>&1
+	result uapi-spec $? "$tmp/uapi"
+fi
+
+# DKMS builds the modules for each kernel from a clean copy of the package.
+if want dkms; then
+	ver=$(cat VERSION)
+	if ! grep -q "^PACKAGE_VERSION=\"$ver\"" dkms.conf; then
+		echo "dkms.conf PACKAGE_VERSION differs from VERSION ($ver)" > "$tmp/dkms-version"
+		result dkms-version 1 "$tmp/dkms-version"
+	else
+		result dkms-version 0
+	fi
+	src=/usr/src/ccaas-$ver
+	dkms remove "ccaas/$ver" --all > /dev/null 2>&1
+	rm -rf "$src" && mkdir -p "$src"
+	cp -a Kbuild dkms.conf kmod include "$src"/
+	if dkms add "ccaas/$ver" > "$tmp/dkms-add" 2>&1; then
+		for kver in "$@"; do
+			want "dkms-$kver" || want dkms || continue
+			st=0
+			dkms build "ccaas/$ver" -k "$kver" > "$tmp/dkms-$kver" 2>&1 || st=1
+			for m in ccaas_core tcp_cca_dctcp; do
+				ko=/var/lib/dkms/ccaas/$ver/$kver/x86_64/module/$m.ko
+				[ -f "$ko" ] || ko=$ko.xz
+				if [ ! -f "$ko" ]; then
+					echo "missing $m.ko" >> "$tmp/dkms-$kver"; st=1; continue
+				fi
+				vm=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+				[ "$vm" = "$kver" ] || { echo "$m vermagic $vm" >> "$tmp/dkms-$kver"; st=1; }
+			done
+			result "dkms-$kver" $st "$tmp/dkms-$kver"
+		done
+	else
+		result dkms-add 1 "$tmp/dkms-add"
+	fi
+	dkms remove "ccaas/$ver" --all > /dev/null 2>&1
+	rm -rf "$src"
+fi
+exit 0
