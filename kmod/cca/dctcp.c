@@ -37,6 +37,7 @@
 #include <ccaas/ecn.h>
 #include <ccaas/param.h>
 #include <ccaas/round.h>
+#include <ccaas/sock.h>
 
 #define CCA_DCTCP_VERSION	CCAAS_VERSION(1, 0, 0)
 
@@ -54,6 +55,7 @@ CCAAS_PARAM_UINT(alpha_on_init, alpha_on_init, 0, CCAAS_ALPHA_ONE, 0644);
 MODULE_PARM_DESC(alpha_on_init, "initial alpha, in 1/1024 [0..1024]");
 
 struct cca_dctcp {
+	struct ccaas_sock core;		/* the core's header: rule's knobs */
 	struct ccaas_round round;	/* current round trip */
 	u32 alpha;			/* marked fraction, 1/1024 units */
 	u32 loss_cwnd;			/* cwnd before the last reduction */
@@ -63,10 +65,15 @@ struct cca_dctcp {
 
 static struct tcp_congestion_ops cca_dctcp_reno_ops;
 
+/* Indexes of cca_dctcp_params[], the per-rule overrides. */
+enum { CCA_DCTCP_SHIFT_G, CCA_DCTCP_ALPHA_ON_INIT };
+
 static void cca_dctcp_init(struct sock *sk)
 {
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+
+	ccaas_sock_start(sk);
 
 	/*
 	 * init() also runs for listeners and for sockets that are not yet
@@ -81,7 +88,8 @@ static void cca_dctcp_init(struct sock *sk)
 		return;
 	}
 
-	ca->alpha = min(alpha_on_init, CCAAS_ALPHA_ONE);
+	ca->alpha = min(ccaas_sock_param(sk, CCA_DCTCP_ALPHA_ON_INIT,
+					 alpha_on_init), CCAAS_ALPHA_ONE);
 	ca->loss_cwnd = 0;
 	ca->ce_state = 0;
 	ca->prior_rcv_nxt = tp->rcv_nxt;
@@ -110,7 +118,8 @@ static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 	alpha = ccaas_alpha_update(ca->alpha,
 				   ccaas_round_delivered(&ca->round, tp),
 				   ccaas_round_delivered_ce(&ca->round, tp),
-				   shift_g);
+				   min(ccaas_sock_param(sk, CCA_DCTCP_SHIFT_G, shift_g),
+				       CCAAS_ALPHA_SHIFT));
 	/* get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha, alpha);
 	ccaas_round_start(&ca->round, tp);
@@ -182,6 +191,7 @@ static struct tcp_congestion_ops cca_dctcp_ops __read_mostly = {
 	.undo_cwnd	= cca_dctcp_undo_cwnd,
 	.set_state	= cca_dctcp_set_state,
 	.get_info	= cca_dctcp_get_info,
+	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
 	.name		= "cca_dctcp",
@@ -189,9 +199,9 @@ static struct tcp_congestion_ops cca_dctcp_ops __read_mostly = {
 
 /* Per policy rule overrides of the module parameters (`ccactl cca show`). */
 static const struct ccaas_param_spec cca_dctcp_params[] = {
-	{ .name = "shift_g", .min = 0, .max = CCAAS_ALPHA_SHIFT, .def = 4,
+	[CCA_DCTCP_SHIFT_G] = { .name = "shift_g", .min = 0, .max = CCAAS_ALPHA_SHIFT, .def = 4,
 	  .unit = "log2(1/g)" },
-	{ .name = "alpha_on_init", .min = 0, .max = CCAAS_ALPHA_ONE,
+	[CCA_DCTCP_ALPHA_ON_INIT] = { .name = "alpha_on_init", .min = 0, .max = CCAAS_ALPHA_ONE,
 	  .def = CCAAS_ALPHA_ONE, .unit = "1/1024" },
 };
 
@@ -201,6 +211,7 @@ static struct tcp_congestion_ops cca_dctcp_reno_ops __read_mostly = {
 	.cong_avoid	= tcp_reno_cong_avoid,
 	.undo_cwnd	= tcp_reno_undo_cwnd,
 	.get_info	= cca_dctcp_get_info,
+	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.owner		= THIS_MODULE,
 	.name		= "cca_dctcp-reno",
 };

@@ -21,7 +21,7 @@
  * @policy: the policy store (policy.c)
  */
 struct ccaas_net {
-	struct mutex lock;
+	struct mutex lock;	/* see @lock above */
 	struct ccaas_scope_state scope;
 	struct ccaas_policy_state policy;
 };
@@ -73,6 +73,8 @@ void ccaas_policy_committed(struct net *net, const struct ccaas_policy_gen *gen,
 
 /* netlink.c */
 extern struct genl_family ccaas_family;
+/* Index of the "monitor" group in ccaas_family.mcgrps. */
+enum { CCAAS_MCGRP_MONITOR_ID };
 int ccaas_netlink_init(void);
 void ccaas_netlink_exit(void);
 

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 
 #include "core.h"
+#include "sock.h"
 
 static int __init ccaas_core_init(void)
 {
@@ -20,11 +21,16 @@ static int __init ccaas_core_init(void)
 	err = ccaas_netlink_init();
 	if (err)
 		goto err_pernet;
+	err = ccaas_selector_init();
+	if (err)
+		goto err_netlink;
 
 	pr_info("ccaas: core loaded (genetlink family %s v%d)\n",
 		CCAAS_FAMILY_NAME, CCAAS_FAMILY_VERSION);
 	return 0;
 
+err_netlink:
+	ccaas_netlink_exit();
 err_pernet:
 	ccaas_pernet_exit();
 	return err;
@@ -32,6 +38,7 @@ err_pernet:
 
 static void __exit ccaas_core_exit(void)
 {
+	ccaas_selector_exit();
 	ccaas_netlink_exit();
 	ccaas_pernet_exit();
 }

@@ -1,10 +1,147 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Retroactive application of the policy to existing connections.
+ * Retroactive application of the policy to existing connections, and
+ * `cca drain`.
+ *
+ * The walk (walk.c) hands over each established socket with a reference.
+ * Each is then locked and checked again (it may have closed or changed CCA
+ * meanwhile) before it is switched with a full re-init. Children still in
+ * an accept queue (no struct socket yet) are skipped: closing a listener
+ * tears them down without taking their lock. Running a migration twice
+ * changes nothing the second time: a socket already on its policy's CCA
+ * (or on that CCA's fallback ops) is left as it is.
  */
+#include <linux/module.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
 #include "core.h"
+#include "sock.h"
+
+struct ccaas_migrate_ctx {
+	struct ccaas_net *cn;
+	bool force;
+	/* cca drain: only sockets on @drain_from; to @drain_to or the policy */
+	const struct tcp_congestion_ops *drain_from;
+	const struct tcp_congestion_ops *drain_to;
+	const struct tcp_congestion_ops *drain_default;
+	struct ccaas_migrate_stats stats;
+};
+
+/* The socket is locked; RCU is held. */
+static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
+					    struct ccaas_migrate_ctx *ctx)
+{
+	const struct tcp_congestion_ops *cur = inet_csk(sk)->icsk_ca_ops;
+	const struct tcp_congestion_ops *target = ctx->drain_to;
+	const struct ccaas_rule *rule = NULL;
+	struct ccaas_scope_result scope;
+
+	if (!ctx->drain_from && ccaas_sk_pinned(sk))
+		return CCAAS_MOVE_SKIPPED_PINNED;
+
+	if (!target) {
+		ccaas_sk_scope(ctx->cn, sk, &scope);
+		rule = ccaas_policy_match(ccaas_policy_current(ctx->cn),
+					  &scope, sk);
+		if (rule)
+			target = rule->cca.ops;
+		/* A drain must not leave the socket where it is. */
+		if (ctx->drain_from &&
+		    (!target || ccaas_ops_on_cca(target, ctx->drain_from))) {
+			target = ctx->drain_default;
+			rule = NULL;
+		}
+		if (!target)
+			return CCAAS_MOVE_NO_RULE;
+	}
+
+	if (ccaas_ops_on_cca(cur, target)) {
+		if (rule)
+			ccaas_sk_apply_rule(sk, rule, ctx->stats.generation);
+		return CCAAS_MOVE_UNCHANGED;
+	}
+	if (!ctx->force && !ccaas_ecn_compatible(sk, target))
+		return CCAAS_MOVE_REFUSED;
+
+	switch (ccaas_sk_switch(sk, target, rule, ctx->stats.generation, true)) {
+	case 0:
+		break;
+	case -EOPNOTSUPP:
+		return CCAAS_MOVE_SKIPPED_BPF;
+	default:
+		return CCAAS_MOVE_ERROR;
+	}
+	return CCAAS_MOVE_MIGRATED;
+}
+
+static void ccaas_migrate_one(struct sock *sk, void *arg)
+{
+	struct ccaas_migrate_ctx *ctx = arg;
+	enum ccaas_move res;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_ESTABLISHED || !sk->sk_socket ||
+	    (ctx->drain_from &&
+	     !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ctx->drain_from))) {
+		release_sock(sk);
+		return;
+	}
+	rcu_read_lock();
+	res = ccaas_migrate_locked(sk, ctx);
+	rcu_read_unlock();
+	release_sock(sk);
+
+	ctx->stats.examined++;
+	ctx->stats.count[res]++;
+}
+
+static int ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx)
+{
+	ctx->cn = ccaas_net(net);
+	rcu_read_lock();
+	ctx->stats.generation = ccaas_policy_current(ctx->cn)->generation;
+	rcu_read_unlock();
+	return ccaas_for_each_established(net, ccaas_migrate_one, ctx);
+}
+
+int ccaas_migrate(struct net *net, bool force,
+		  struct ccaas_migrate_stats *stats)
+{
+	struct ccaas_migrate_ctx ctx = { .force = force };
+	int err;
+
+	err = ccaas_migrate_run(net, &ctx);
+	*stats = ctx.stats;
+	return err;
+}
+
+int ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
+		const struct tcp_congestion_ops *to,
+		const struct tcp_congestion_ops *fallback, bool force,
+		struct ccaas_migrate_stats *stats)
+{
+	struct ccaas_migrate_ctx ctx = {
+		.force = force,
+		.drain_from = from,
+		.drain_to = to,
+		.drain_default = fallback,
+	};
+	int err;
+
+	err = ccaas_migrate_run(net, &ctx);
+	*stats = ctx.stats;
+	return err;
+}
 
 void ccaas_policy_committed(struct net *net, const struct ccaas_policy_gen *gen,
 			    bool migrate, bool force, struct genl_info *info)
 {
+	struct ccaas_migrate_stats stats;
+
+	ccaas_notify_policy(net, gen);
+	if (!migrate)
+		return;
+	if (!ccaas_migrate(net, force, &stats))
+		ccaas_notify_migrate(net, &stats);
 }

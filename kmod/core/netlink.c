@@ -11,6 +11,7 @@
 #include <net/genetlink.h>
 
 #include "core.h"
+#include "sock.h"
 
 static const struct nla_policy ccaas_cca_get_policy[CCAAS_A_CCA_MAX + 1] = {
 	[CCAAS_A_CCA_NAME] = { .type = NLA_NUL_STRING,
@@ -98,9 +99,105 @@ static const struct genl_ops ccaas_ops[] = {
 		.maxattr = CCAAS_A_CCA_MAX,
 	},
 	/* scope: handlers and policies in scope_nl.c */
+	{
+		.cmd = CCAAS_CMD_SCOPE_ADD,
+		.doit = ccaas_nl_scope_add_doit,
+		.policy = ccaas_scope_add_policy,
+		.maxattr = CCAAS_A_SCOPE_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_SCOPE_DEL,
+		.doit = ccaas_nl_scope_del_doit,
+		.policy = ccaas_scope_del_policy,
+		.maxattr = CCAAS_A_SCOPE_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_SCOPE_GET,
+		.doit = ccaas_nl_scope_get_doit,
+		.dumpit = ccaas_nl_scope_get_dumpit,
+		.policy = ccaas_scope_get_policy,
+		.maxattr = CCAAS_A_SCOPE_MAX,
+	},
+	{
+		.cmd = CCAAS_CMD_SCOPE_FLUSH,
+		.doit = ccaas_nl_scope_flush_doit,
+		.policy = ccaas_scope_flush_policy,
+		.maxattr = CCAAS_A_SCOPE_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_SCOPE_LOAD,
+		.doit = ccaas_nl_scope_load_doit,
+		.policy = ccaas_scope_load_policy,
+		.maxattr = CCAAS_A_SCOPE_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
 	/* end scope */
 	/* policy: handlers and policies in policy_nl.c */
+	{
+		.cmd = CCAAS_CMD_POLICY_SET,
+		.doit = ccaas_nl_policy_set_doit,
+		.policy = ccaas_policy_set_nlpolicy,
+		.maxattr = CCAAS_A_POLICY_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_POLICY_DEL,
+		.doit = ccaas_nl_policy_del_doit,
+		.policy = ccaas_policy_set_nlpolicy,
+		.maxattr = CCAAS_A_POLICY_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_POLICY_GET,
+		.doit = ccaas_nl_policy_get_doit,
+		.dumpit = ccaas_nl_policy_get_dumpit,
+		.policy = ccaas_policy_get_nlpolicy,
+		.maxattr = CCAAS_A_POLICY_MAX,
+	},
+	{
+		.cmd = CCAAS_CMD_POLICY_HISTORY,
+		.dumpit = ccaas_nl_policy_history_dumpit,
+		.policy = ccaas_policy_history_nlpolicy,
+		.maxattr = CCAAS_A_POLICY_MAX,
+	},
+	{
+		.cmd = CCAAS_CMD_POLICY_ROLLBACK,
+		.doit = ccaas_nl_policy_rollback_doit,
+		.policy = ccaas_policy_rollback_nlpolicy,
+		.maxattr = CCAAS_A_POLICY_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_POLICY_APPLY,
+		.doit = ccaas_nl_policy_apply_doit,
+		.policy = ccaas_policy_apply_nlpolicy,
+		.maxattr = CCAAS_A_POLICY_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
 	/* end policy */
+	{
+		.cmd = CCAAS_CMD_MIGRATE,
+		.doit = ccaas_nl_migrate_doit,
+		.policy = ccaas_migrate_policy,
+		.maxattr = CCAAS_A_MIGRATE_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_CCA_DRAIN,
+		.doit = ccaas_nl_cca_drain_doit,
+		.policy = ccaas_migrate_policy,
+		.maxattr = CCAAS_A_MIGRATE_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_SOCK_GET,
+		.dumpit = ccaas_nl_sock_get_dumpit,
+		.policy = ccaas_sock_get_policy,
+		.maxattr = CCAAS_A_SOCK_MAX,
+	},
 };
 
 static const struct genl_multicast_group ccaas_mcgrps[] = {

@@ -1,11 +1,751 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy store: which CCA, CCA parameters and cross-layer knobs a
+ * connection gets, by the scope of its remote address (and optionally its
+ * local address).
+ *
+ * Precedence. A rule applies to a connection if every match field the rule
+ * sets has the connection's value: the locality of the remote address, its
+ * region, its data center, and whether the local address is inside the
+ * rule's local prefix. Among the rules that apply, the most specific wins:
+ *
+ *   1. the remote scope decides first: a rule with a DC is more specific
+ *      than one with only a region, which is more specific than one with
+ *      only a locality (locality < locality+region < locality+dc <
+ *      locality+region+dc);
+ *   2. between rules equally specific in the remote scope, one with a local
+ *      prefix is more specific than one without, and a longer prefix more
+ *      specific than a shorter one;
+ *   3. the default rule (no match fields) applies when no other rule does,
+ *      in particular to remote addresses of unknown scope.
+ *
+ * Two rules that apply and are equally specific by these rules have the
+ * same match (they cannot both apply otherwise), and two rules with the
+ * same match are the same rule: setting one replaces the other. Region and
+ * DC need a locality, and so does a local prefix: the default rule has no
+ * match fields. The rules of a generation are kept sorted by precedence,
+ * so a lookup is a walk that stops at the first rule that applies.
+ *
+ * Generations. Every change builds a new generation beside the current
+ * one and publishes it with rcu_assign_pointer() under ccaas_net.lock; a
+ * rejected change never touches the generation in force. A namespace
+ * starts with generation 0, the empty policy; commits number up from 1.
+ * The last policy_history generations stay in a history list, for
+ * `policy history`, `policy show generation N` and `policy rollback`.
+ *
+ * Module references. Each rule of the generation in force holds a
+ * reference on the module of its CCA, so a CCA the policy names cannot be
+ * unloaded. A grace period after a generation is replaced, an RCU callback
+ * drops its references ("retires" it); the generation stays readable in
+ * the history (rules keep the CCA's name and parameter names), but no
+ * longer pins modules: once no current policy names a CCA, its module can
+ * go. A rollback therefore resolves the CCA names again (loading modules
+ * as setsockopt(TCP_CONGESTION) would) and checks the parameters against
+ * the schemas of the CCAs as they are then. Module exit does not wait for
+ * the callbacks by itself: unregister_pernet_subsys() ends with an
+ * rcu_barrier(), after every namespace's ccaas_policy_net_exit().
+ */
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include <ccaas/param.h>
+
 #include "core.h"
+
+static unsigned int ccaas_policy_history __read_mostly =
+	CCAAS_POLICY_HISTORY_DEFAULT;
+CCAAS_PARAM_UINT(policy_history, ccaas_policy_history,
+		 CCAAS_POLICY_HISTORY_MIN, CCAAS_POLICY_HISTORY_MAX, 0644);
+MODULE_PARM_DESC(policy_history,
+		 "policy generations kept per network namespace [2..64]");
+
+/* What ccaas_policy_current() returns in a namespace being dismantled. */
+static struct ccaas_policy_gen ccaas_policy_none = {
+	.origin = CCAAS_POLICY_ORIGIN_EMPTY,
+};
+
+/* --- module references ------------------------------------------------- */
+
+static void ccaas_rule_cca_put(struct ccaas_rule *rule)
+{
+	struct ccaas_cca_ref ref = {
+		.ops = rule->cca.ops,
+		.cca = rule->cca.cca,
+	};
+
+	BUILD_BUG_ON(sizeof(struct ccaas_rule_cca) != sizeof(struct ccaas_cca_ref));
+	ccaas_cca_ref_put(&ref);
+	rule->cca.ops = NULL;
+	rule->cca.cca = NULL;
+}
+
+/* A second reference on a CCA some rule already holds one on. */
+static void ccaas_rule_cca_get(struct ccaas_rule *dst,
+			       const struct ccaas_rule *src)
+{
+	__module_get(src->cca.ops->owner);
+	dst->cca = src->cca;
+}
+
+/* --- drafts ----------------------------------------------------------------- */
+
+struct ccaas_policy_gen *ccaas_policy_draft_alloc(unsigned int max_rules,
+						  unsigned int max_params)
+{
+	struct ccaas_policy_gen *gen;
+	size_t size;
+
+	if (max_rules > CCAAS_POLICY_MAX_RULES ||
+	    max_params > CCAAS_POLICY_MAX_RULES * CCAAS_RULE_MAX_PARAMS)
+		return NULL;
+	size = struct_size(gen, rules, max_rules) +
+	       array_size(max_params, sizeof(struct ccaas_rule_param));
+	gen = kvzalloc(size, GFP_KERNEL);
+	if (!gen)
+		return NULL;
+	gen->max_rules = max_rules;
+	gen->max_params = max_params;
+	/* struct ccaas_rule is 8-byte aligned, so the parameters are too. */
+	gen->param_area = (struct ccaas_rule_param *)&gen->rules[max_rules];
+	INIT_LIST_HEAD(&gen->node);
+	return gen;
+}
+
+void ccaas_policy_draft_free(struct ccaas_policy_gen *draft)
+{
+	unsigned int i;
+
+	if (!draft)
+		return;
+	for (i = 0; i < draft->n_rules; i++)
+		ccaas_rule_cca_put(&draft->rules[i]);
+	kvfree(draft);
+}
+
+struct ccaas_rule *ccaas_policy_draft_add(struct ccaas_policy_gen *draft,
+					  unsigned int n_params)
+{
+	struct ccaas_rule *rule;
+
+	if (draft->n_rules >= draft->max_rules ||
+	    n_params > draft->max_params - draft->n_params)
+		return NULL;
+	rule = &draft->rules[draft->n_rules++];
+	rule->params = draft->param_area + draft->n_params;
+	draft->n_params += n_params;
+	return rule;
+}
+
+int ccaas_policy_draft_resolve(struct ccaas_policy_gen *draft,
+			       struct ccaas_rule *rule, struct net *net,
+			       const char *name, struct netlink_ext_ack *extack)
+{
+	struct ccaas_cca_ref ref;
+	unsigned int i;
+	int err;
+
+	/* Rules naming the same CCA share one lookup (it creates a socket). */
+	for (i = 0; i < draft->n_rules; i++) {
+		const struct ccaas_rule *other = &draft->rules[i];
+
+		if (other != rule && other->cca.ops &&
+		    !strcmp(other->cca_name, name)) {
+			ccaas_rule_cca_get(rule, other);
+			strscpy(rule->cca_name, other->cca_name,
+				sizeof(rule->cca_name));
+			return 0;
+		}
+	}
+
+	err = ccaas_cca_resolve(net, name, &ref, extack);
+	if (err)
+		return err;
+	rule->cca.ops = ref.ops;
+	rule->cca.cca = ref.cca;
+	strscpy(rule->cca_name, ref.ops->name, sizeof(rule->cca_name));
+	return 0;
+}
+
+enum ccaas_copy {
+	CCAAS_COPY_REF,		/* take another reference on the CCA */
+	CCAAS_COPY_MOVE,	/* take over the source's reference */
+	CCAAS_COPY_NAME,	/* copy the CCA's name only (to resolve again) */
+};
+
+static struct ccaas_rule *ccaas_policy_draft_copy(struct ccaas_policy_gen *draft,
+						  struct ccaas_rule *src,
+						  enum ccaas_copy how)
+{
+	struct ccaas_rule *dst = ccaas_policy_draft_add(draft, src->n_params);
+	struct ccaas_rule_param *params;
+
+	if (WARN_ON_ONCE(!dst))
+		return NULL;
+	params = dst->params;
+	*dst = *src;
+	dst->params = params;
+	memcpy(params, src->params, src->n_params * sizeof(*params));
+	dst->cca.ops = NULL;
+	dst->cca.cca = NULL;
+
+	switch (how) {
+	case CCAAS_COPY_REF:
+		ccaas_rule_cca_get(dst, src);
+		break;
+	case CCAAS_COPY_MOVE:
+		dst->cca = src->cca;
+		src->cca.ops = NULL;
+		src->cca.cca = NULL;
+		break;
+	case CCAAS_COPY_NAME:
+		break;
+	}
+	return dst;
+}
+
+/* --- rules -------------------------------------------------------------------- */
+
+bool ccaas_rule_match_equal(const struct ccaas_rule_match *a,
+			    const struct ccaas_rule_match *b)
+{
+	return a->locality == b->locality && a->fields == b->fields &&
+	       a->region == b->region && a->dc == b->dc &&
+	       a->local_family == b->local_family &&
+	       a->local_prefixlen == b->local_prefixlen &&
+	       !memcmp(a->local_addr, b->local_addr, sizeof(a->local_addr));
+}
+
+/* Do @a and @b give connections the same CCA, parameters and knobs? */
+static bool ccaas_rule_equal(const struct ccaas_rule *a,
+			     const struct ccaas_rule *b)
+{
+	unsigned int i;
+
+	if (!ccaas_rule_match_equal(&a->match, &b->match) ||
+	    a->cca.ops != b->cca.ops || a->knobs != b->knobs ||
+	    a->n_params != b->n_params)
+		return false;
+	if ((a->knobs & CCAAS_KNOB_MIN_RTO && a->min_rto_us != b->min_rto_us) ||
+	    (a->knobs & CCAAS_KNOB_INIT_CWND && a->init_cwnd != b->init_cwnd) ||
+	    (a->knobs & CCAAS_KNOB_TSO_SEGS && a->tso_segs != b->tso_segs))
+		return false;
+	for (i = 0; i < a->n_params; i++)
+		if (a->params[i].index != b->params[i].index ||
+		    a->params[i].value != b->params[i].value)
+			return false;
+	return true;
+}
+
+/* Remote-scope specificity: locality < +region < +dc (see the top). */
+static unsigned int ccaas_match_scope_rank(const struct ccaas_rule_match *m)
+{
+	return (m->locality ? 1 : 0) +
+	       (m->fields & CCAAS_MATCH_REGION ? 2 : 0) +
+	       (m->fields & CCAAS_MATCH_DC ? 4 : 0);
+}
+
+/* Local specificity: none < /0 < /1 < ... < /128. */
+static unsigned int ccaas_match_local_rank(const struct ccaas_rule_match *m)
+{
+	return m->fields & CCAAS_MATCH_LOCAL ? 1 + m->local_prefixlen : 0;
+}
+
+static int ccaas_cmp_u32(u32 a, u32 b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* sort() order: most specific first, then a fixed order among equals. */
+static int ccaas_rule_cmp(const void *pa, const void *pb)
+{
+	const struct ccaas_rule_match *a = &((const struct ccaas_rule *)pa)->match;
+	const struct ccaas_rule_match *b = &((const struct ccaas_rule *)pb)->match;
+
+	return ccaas_cmp_u32(ccaas_match_scope_rank(b),
+			     ccaas_match_scope_rank(a)) ?:
+	       ccaas_cmp_u32(ccaas_match_local_rank(b),
+			     ccaas_match_local_rank(a)) ?:
+	       ccaas_cmp_u32(a->locality, b->locality) ?:
+	       ccaas_cmp_u32(a->region, b->region) ?:
+	       ccaas_cmp_u32(a->dc, b->dc) ?:
+	       ccaas_cmp_u32(a->local_family, b->local_family) ?:
+	       memcmp(a->local_addr, b->local_addr, sizeof(a->local_addr));
+}
+
+/* A rule's parameters in index order, so equal rules compare equal. */
+void ccaas_rule_sort_params(struct ccaas_rule *rule)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < rule->n_params; i++)
+		for (j = i; j > 0 && rule->params[j - 1].index >
+				     rule->params[j].index; j--)
+			swap(rule->params[j - 1], rule->params[j]);
+}
+
+/* Put a draft's rules in precedence order; refuse two with one match. */
+static int ccaas_policy_draft_finish(struct ccaas_policy_gen *draft,
+				     struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+
+	sort(draft->rules, draft->n_rules, sizeof(draft->rules[0]),
+	     ccaas_rule_cmp, NULL);
+	for (i = 1; i < draft->n_rules; i++) {
+		if (ccaas_rule_match_equal(&draft->rules[i - 1].match,
+					   &draft->rules[i].match)) {
+			NL_SET_ERR_MSG(extack, "duplicate match: two rules have the same match");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static bool ccaas_policy_same_rules(const struct ccaas_policy_gen *a,
+				    const struct ccaas_policy_gen *b)
+{
+	unsigned int i;
+
+	if (a->n_rules != b->n_rules)
+		return false;
+	for (i = 0; i < a->n_rules; i++)
+		if (!ccaas_rule_equal(&a->rules[i], &b->rules[i]))
+			return false;
+	return true;
+}
+
+static struct ccaas_rule *ccaas_policy_find_match(struct ccaas_policy_gen *gen,
+						  const struct ccaas_rule_match *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < gen->n_rules; i++)
+		if (ccaas_rule_match_equal(&gen->rules[i].match, m))
+			return &gen->rules[i];
+	return NULL;
+}
+
+/* --- read side ---------------------------------------------------------------- */
+
+struct ccaas_policy_gen *ccaas_policy_current(struct ccaas_net *cn)
+{
+	return rcu_dereference_check(cn->policy.cur, rcu_read_lock_any_held() ||
+				     lockdep_is_held(&cn->lock));
+}
+
+/* A connection's local address, IPv4 for v4-mapped IPv6 addresses. */
+struct ccaas_local_addr {
+	u8 family;
+	u8 addr[16];
+};
+
+static bool ccaas_sk_local_addr(const struct sock *sk,
+				struct ccaas_local_addr *local)
+{
+	if (!sk)
+		return false;
+	switch (sk->sk_family) {
+	case AF_INET:
+		local->family = AF_INET;
+		memcpy(local->addr, &sk->sk_rcv_saddr, 4);
+		return true;
+#if IS_ENABLED(CONFIG_IPV6)
+	case AF_INET6:
+		if (ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+			local->family = AF_INET;
+			memcpy(local->addr, &sk->sk_v6_rcv_saddr.s6_addr32[3], 4);
+		} else {
+			local->family = AF_INET6;
+			memcpy(local->addr, &sk->sk_v6_rcv_saddr, 16);
+		}
+		return true;
+#endif
+	}
+	return false;
+}
+
+/* Are the first @prefixlen bits of @addr those of @prefix? */
+static bool ccaas_prefix_match(const u8 *addr, const u8 *prefix,
+			       unsigned int prefixlen)
+{
+	unsigned int bytes = prefixlen / 8, bits = prefixlen % 8;
+
+	if (memcmp(addr, prefix, bytes))
+		return false;
+	return !bits || !((addr[bytes] ^ prefix[bytes]) & (u8)(0xff << (8 - bits)));
+}
+
+const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
+					    const struct ccaas_scope_result *scope,
+					    const struct sock *sk)
+{
+	static const struct ccaas_scope_result unknown = {
+		.locality = CCAAS_LOCALITY_UNKNOWN,
+	};
+	struct ccaas_local_addr local;
+	bool have_local = false, looked = false;
+	unsigned int i;
+
+	if (!scope)
+		scope = &unknown;
+	for (i = 0; i < gen->n_rules; i++) {
+		const struct ccaas_rule *rule = &gen->rules[i];
+		const struct ccaas_rule_match *m = &rule->match;
+
+		if (m->locality && m->locality != scope->locality)
+			continue;
+		if (m->fields & CCAAS_MATCH_REGION && m->region != scope->region)
+			continue;
+		if (m->fields & CCAAS_MATCH_DC && m->dc != scope->dc)
+			continue;
+		if (m->fields & CCAAS_MATCH_LOCAL) {
+			if (!looked) {
+				have_local = ccaas_sk_local_addr(sk, &local);
+				looked = true;
+			}
+			if (!have_local || local.family != m->local_family ||
+			    !ccaas_prefix_match(local.addr, m->local_addr,
+						m->local_prefixlen))
+				continue;
+		}
+		return rule;
+	}
+	return NULL;
+}
+
+/* --- the store: history, commits, retirement ----------------------------- */
+
+struct ccaas_policy_gen *ccaas_policy_current_locked(struct ccaas_net *cn)
+{
+	return rcu_dereference_protected(cn->policy.cur,
+					 lockdep_is_held(&cn->lock));
+}
+
+struct ccaas_policy_gen *ccaas_policy_find(struct ccaas_net *cn, u32 generation)
+{
+	struct ccaas_policy_gen *gen;
+
+	lockdep_assert_held(&cn->lock);
+	list_for_each_entry(gen, &cn->policy.history, node)
+		if (gen->generation == generation)
+			return gen;
+	return NULL;
+}
+
+void ccaas_policy_head_of(const struct ccaas_policy_gen *gen,
+			  struct ccaas_policy_head *head)
+{
+	*head = (struct ccaas_policy_head) {
+		.generation = gen->generation,
+		.origin = gen->origin,
+		.from = gen->from,
+		.time_ns = gen->time_ns,
+		.n_rules = gen->n_rules,
+	};
+}
+
+static void ccaas_policy_gen_release(struct ccaas_policy_gen *gen)
+{
+	if (refcount_dec_and_test(&gen->users))
+		kvfree(gen);
+}
+
+/* A grace period after @gen was replaced: no reader can still see it. */
+static void ccaas_policy_retire_rcu(struct rcu_head *head)
+{
+	struct ccaas_policy_gen *gen = container_of(head, struct ccaas_policy_gen,
+						    rcu);
+	unsigned int i;
+
+	for (i = 0; i < gen->n_rules; i++)
+		ccaas_rule_cca_put(&gen->rules[i]);
+	ccaas_policy_gen_release(gen);
+}
+
+/* Drop the oldest generations beyond policy_history; never the current. */
+static void ccaas_policy_trim(struct ccaas_policy_state *st)
+{
+	unsigned int keep = clamp_t(unsigned int, READ_ONCE(ccaas_policy_history),
+				    CCAAS_POLICY_HISTORY_MIN,
+				    CCAAS_POLICY_HISTORY_MAX);
+	struct ccaas_policy_gen *gen;
+
+	while (st->n_history > keep) {
+		gen = list_first_entry(&st->history, struct ccaas_policy_gen, node);
+		list_del(&gen->node);
+		st->n_history--;
+		ccaas_policy_gen_release(gen);
+	}
+}
+
+/* Publish @gen (a finished draft) as the next generation. Lock held. */
+static int ccaas_policy_commit(struct ccaas_net *cn,
+			       const struct ccaas_policy_req *req,
+			       struct ccaas_policy_gen *gen, u8 origin, u32 from,
+			       struct ccaas_policy_head *head)
+{
+	struct ccaas_policy_state *st = &cn->policy;
+	struct ccaas_policy_gen *old = ccaas_policy_current_locked(cn);
+
+	if (old->generation == U32_MAX) {
+		NL_SET_ERR_MSG(req->extack, "policy generation numbers are used up");
+		ccaas_policy_draft_free(gen);
+		return -EOVERFLOW;
+	}
+	gen->generation = old->generation + 1;
+	gen->origin = origin;
+	gen->from = from;
+	gen->time_ns = ktime_get_real_ns();
+	/* One for the history list, one until the module refs are dropped. */
+	refcount_set(&gen->users, 2);
+	list_add_tail(&gen->node, &st->history);
+	st->n_history++;
+	rcu_assign_pointer(st->cur, gen);
+	call_rcu(&old->rcu, ccaas_policy_retire_rcu);
+	ccaas_policy_trim(st);
+
+	ccaas_policy_head_of(gen, head);
+	ccaas_policy_committed(req->net, gen, req->migrate, req->force,
+			       req->info);
+	return 0;
+}
+
+int ccaas_policy_set(struct ccaas_net *cn, const struct ccaas_policy_req *req,
+		     struct ccaas_policy_gen *draft,
+		     struct ccaas_policy_head *head)
+{
+	struct ccaas_policy_gen *cur, *gen = NULL;
+	struct ccaas_rule *want, *old;
+	unsigned int i;
+	int err;
+
+	if (WARN_ON_ONCE(draft->n_rules != 1)) {
+		ccaas_policy_draft_free(draft);
+		return -EINVAL;
+	}
+	want = &draft->rules[0];
+
+	mutex_lock(&cn->lock);
+	cur = ccaas_policy_current_locked(cn);
+	old = ccaas_policy_find_match(cur, &want->match);
+	if (old && ccaas_rule_equal(old, want)) {
+		ccaas_policy_head_of(cur, head);
+		head->unchanged = true;
+		err = 0;
+		goto out;
+	}
+	if (!old && cur->n_rules >= CCAAS_POLICY_MAX_RULES) {
+		NL_SET_ERR_MSG(req->extack, "too many rules (at most 1024)");
+		err = -ENOSPC;
+		goto out;
+	}
+
+	err = -ENOMEM;
+	gen = ccaas_policy_draft_alloc(cur->n_rules + !old,
+				       cur->n_params + want->n_params);
+	if (!gen)
+		goto out;
+	for (i = 0; i < cur->n_rules; i++)
+		if (&cur->rules[i] != old)
+			ccaas_policy_draft_copy(gen, &cur->rules[i], CCAAS_COPY_REF);
+	ccaas_policy_draft_copy(gen, want, CCAAS_COPY_MOVE);
+	err = ccaas_policy_draft_finish(gen, req->extack);
+	if (!err)
+		err = ccaas_policy_commit(cn, req, gen, CCAAS_POLICY_ORIGIN_SET,
+					  0, head);
+	else
+		ccaas_policy_draft_free(gen);
+out:
+	mutex_unlock(&cn->lock);
+	ccaas_policy_draft_free(draft);
+	return err;
+}
+
+int ccaas_policy_del(struct ccaas_net *cn, const struct ccaas_policy_req *req,
+		     const struct ccaas_rule_match *match,
+		     struct ccaas_policy_head *head)
+{
+	struct ccaas_policy_gen *cur, *gen;
+	struct ccaas_rule *old;
+	unsigned int i;
+	int err;
+
+	mutex_lock(&cn->lock);
+	cur = ccaas_policy_current_locked(cn);
+	old = ccaas_policy_find_match(cur, match);
+	if (!old) {
+		NL_SET_ERR_MSG(req->extack, "no rule with that match");
+		err = -ENOENT;
+		goto out;
+	}
+	err = -ENOMEM;
+	gen = ccaas_policy_draft_alloc(cur->n_rules - 1, cur->n_params);
+	if (!gen)
+		goto out;
+	for (i = 0; i < cur->n_rules; i++)
+		if (&cur->rules[i] != old)
+			ccaas_policy_draft_copy(gen, &cur->rules[i], CCAAS_COPY_REF);
+	err = ccaas_policy_commit(cn, req, gen, CCAAS_POLICY_ORIGIN_SET, 0, head);
+out:
+	mutex_unlock(&cn->lock);
+	return err;
+}
+
+int ccaas_policy_apply(struct ccaas_net *cn, const struct ccaas_policy_req *req,
+		       struct ccaas_policy_gen *draft,
+		       struct ccaas_policy_head *head)
+{
+	struct ccaas_policy_gen *cur;
+	int err;
+
+	err = ccaas_policy_draft_finish(draft, req->extack);
+	if (err)
+		goto out_free;
+
+	mutex_lock(&cn->lock);
+	cur = ccaas_policy_current_locked(cn);
+	if (ccaas_policy_same_rules(cur, draft)) {
+		/* Idempotent: the same rule set again commits nothing. */
+		ccaas_policy_head_of(cur, head);
+		head->unchanged = true;
+	} else if (req->dry_run) {
+		*head = (struct ccaas_policy_head) {
+			.generation = cur->generation + 1,
+			.origin = CCAAS_POLICY_ORIGIN_APPLY,
+			.n_rules = draft->n_rules,
+		};
+	} else {
+		err = ccaas_policy_commit(cn, req, draft,
+					  CCAAS_POLICY_ORIGIN_APPLY, 0, head);
+		draft = NULL;	/* committed, or freed on failure */
+	}
+	mutex_unlock(&cn->lock);
+out_free:
+	ccaas_policy_draft_free(draft);
+	return err;
+}
+
+/*
+ * Resolve a copied rule's CCA again and find its parameters in the CCA's
+ * schema as it is now (a reloaded module may have another one).
+ */
+static int ccaas_policy_reresolve(struct ccaas_policy_gen *draft,
+				  struct ccaas_rule *rule, struct net *net,
+				  struct netlink_ext_ack *extack)
+{
+	char name[CCAAS_CCA_NAME_MAX];
+	unsigned int i;
+	int err;
+
+	strscpy(name, rule->cca_name, sizeof(name));
+	err = ccaas_policy_draft_resolve(draft, rule, net, name, extack);
+	if (err)
+		return err;
+	for (i = 0; i < rule->n_params; i++) {
+		struct ccaas_rule_param *p = &rule->params[i];
+
+		err = ccaas_cca_param_check(rule->cca.cca, p->name, p->value,
+					    NULL, extack);
+		if (err < 0)
+			return err;
+		p->index = err;
+	}
+	ccaas_rule_sort_params(rule);
+	return 0;
+}
+
+int ccaas_policy_rollback(struct ccaas_net *cn,
+			  const struct ccaas_policy_req *req, u32 generation,
+			  struct ccaas_policy_head *head)
+{
+	struct ccaas_policy_gen *src, *draft;
+	unsigned int i;
+	int err;
+
+	/* Copy the generation's rules; resolving their CCAs may sleep. */
+	mutex_lock(&cn->lock);
+	src = ccaas_policy_find(cn, generation);
+	if (!src) {
+		if (generation > ccaas_policy_current_locked(cn)->generation)
+			NL_SET_ERR_MSG(req->extack,
+				       "no such generation: it was never committed");
+		else
+			NL_SET_ERR_MSG(req->extack,
+				       "generation no longer kept (see policy history)");
+		mutex_unlock(&cn->lock);
+		return -ENOENT;
+	}
+	draft = ccaas_policy_draft_alloc(src->n_rules, src->n_params);
+	if (draft)
+		for (i = 0; i < src->n_rules; i++)
+			ccaas_policy_draft_copy(draft, &src->rules[i],
+						CCAAS_COPY_NAME);
+	mutex_unlock(&cn->lock);
+	if (!draft)
+		return -ENOMEM;
+
+	for (i = 0; i < draft->n_rules; i++) {
+		err = ccaas_policy_reresolve(draft, &draft->rules[i], req->net,
+					     req->extack);
+		if (err)
+			goto out_free;
+	}
+	err = ccaas_policy_draft_finish(draft, req->extack);
+	if (err)
+		goto out_free;
+
+	mutex_lock(&cn->lock);
+	err = ccaas_policy_commit(cn, req, draft, CCAAS_POLICY_ORIGIN_ROLLBACK,
+				  generation, head);
+	mutex_unlock(&cn->lock);
+	return err;
+
+out_free:
+	ccaas_policy_draft_free(draft);
+	return err;
+}
+
+/* --- per namespace ------------------------------------------------------------ */
 
 int ccaas_policy_net_init(struct ccaas_net *cn)
 {
+	struct ccaas_policy_state *st = &cn->policy;
+	struct ccaas_policy_gen *gen;
+
+	gen = ccaas_policy_draft_alloc(0, 0);
+	if (!gen)
+		return -ENOMEM;
+	gen->generation = 0;
+	gen->origin = CCAAS_POLICY_ORIGIN_EMPTY;
+	gen->time_ns = ktime_get_real_ns();
+	refcount_set(&gen->users, 2);
+	INIT_LIST_HEAD(&st->history);
+	list_add_tail(&gen->node, &st->history);
+	st->n_history = 1;
+	RCU_INIT_POINTER(st->cur, gen);
 	return 0;
 }
 
 void ccaas_policy_net_exit(struct ccaas_net *cn)
 {
+	struct ccaas_policy_state *st = &cn->policy;
+	struct ccaas_policy_gen *gen, *tmp;
+
+	/* No commit can run: the namespace has no sockets left to ask. */
+	gen = rcu_dereference_protected(st->cur, true);
+	rcu_assign_pointer(st->cur, &ccaas_policy_none);
+	call_rcu(&gen->rcu, ccaas_policy_retire_rcu);
+
+	list_for_each_entry_safe(gen, tmp, &st->history, node) {
+		list_del(&gen->node);
+		ccaas_policy_gen_release(gen);
+	}
+	st->n_history = 0;
 }

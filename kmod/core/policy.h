@@ -1,15 +1,350 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The policy store: rules from a connection's scope to a CCA, its parameters
+ * and cross-layer knobs, kept as immutable generations (policy.c), and the
+ * netlink commands that change and show them (policy_nl.c).
+ *
+ * Readers (the selector, the migrator) take the generation in force with
+ * ccaas_policy_current() under rcu_read_lock() and look a connection up with
+ * ccaas_policy_match(); writers build a new generation beside it and publish
+ * it under ccaas_net.lock. See policy.c for the precedence of rules.
+ */
 #ifndef _CCAAS_POLICY_H
 #define _CCAAS_POLICY_H
 
-struct ccaas_net;
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+#include <net/genetlink.h>
+#include <uapi/linux/ccaas.h>
 
-/* Per-netns policy state, inside struct ccaas_net. */
+struct ccaas_cca;
+struct ccaas_net;
+struct ccaas_scope_result;
+struct sock;
+struct tcp_congestion_ops;
+
+/* Rules in one generation: a host's policy is a handful to hundreds. */
+#define CCAAS_POLICY_MAX_RULES		1024
+/* CCA parameters one rule may set (no CCA has more than a few). */
+#define CCAAS_RULE_MAX_PARAMS		8
+
+/*
+ * Generations kept for `policy history` and `policy rollback` (module
+ * parameter policy_history): at least the current one and one to go back
+ * to; at most 64, which bounds the memory a namespace's history may take.
+ */
+#define CCAAS_POLICY_HISTORY_MIN	2
+#define CCAAS_POLICY_HISTORY_MAX	64
+#define CCAAS_POLICY_HISTORY_DEFAULT	16
+
+/*
+ * Bounds of the cross-layer knobs. Plain numbers, so that the extack
+ * messages can name them.
+ *
+ * Minimum RTO, microseconds: not below 1 ms, which is already under the
+ * timer granularity of a HZ=250 kernel (4 ms) and what data-center incast
+ * needs; not above 200 ms, the kernel's own floor (TCP_RTO_MIN): the knob
+ * lowers the floor, it is not a way to slow retransmissions down.
+ */
+#define CCAAS_RULE_MIN_RTO_MIN_US	1000
+#define CCAAS_RULE_MIN_RTO_MAX_US	200000
+/*
+ * Initial congestion window, packets: at least 2, since one segment waits
+ * for a receiver's delayed-ACK timer; at most 1000 (1.5 MB at a 1500-byte
+ * MTU), beyond any path a first burst should be sent into.
+ */
+#define CCAAS_RULE_INIT_CWND_MIN	2
+#define CCAAS_RULE_INIT_CWND_MAX	1000
+/*
+ * TSO segment floor, segments per TSO packet: the range of the kernel's
+ * own net.ipv4.tcp_min_tso_segs.
+ */
+#define CCAAS_RULE_TSO_SEGS_MIN		1
+#define CCAAS_RULE_TSO_SEGS_MAX		255
+
+/* Which optional match fields a rule sets (ccaas_rule_match.fields). */
+enum {
+	CCAAS_MATCH_REGION	= BIT(0),
+	CCAAS_MATCH_DC		= BIT(1),
+	CCAAS_MATCH_LOCAL	= BIT(2),
+};
+
+/**
+ * struct ccaas_rule_match - which connections a rule applies to
+ * @region: destination region id, with CCAAS_MATCH_REGION
+ * @dc: destination data center id, with CCAAS_MATCH_DC
+ * @locality: enum ccaas_locality the destination must have;
+ *	CCAAS_LOCALITY_UNKNOWN (0) means none: the default rule
+ * @fields: CCAAS_MATCH_* bits
+ * @local_family: AF_INET or AF_INET6, with CCAAS_MATCH_LOCAL
+ * @local_prefixlen: length of the local prefix
+ * @local_addr: local prefix, network order (4 bytes for IPv4), no bits set
+ *	past @local_prefixlen
+ *
+ * Two rules with equal matches are the same rule. Unused fields are zero.
+ */
+struct ccaas_rule_match {
+	u32 region;
+	u32 dc;
+	u8 locality;
+	u8 fields;
+	u8 local_family;
+	u8 local_prefixlen;
+	u8 local_addr[16];
+};
+
+/* Which cross-layer knobs a rule sets (ccaas_rule.knobs). */
+enum {
+	CCAAS_KNOB_MIN_RTO	= BIT(0),
+	CCAAS_KNOB_INIT_CWND	= BIT(1),
+	CCAAS_KNOB_TSO_SEGS	= BIT(2),
+};
+
+/**
+ * struct ccaas_rule_param - one CCA parameter a rule sets
+ * @value: the value, within the CCA's schema range
+ * @index: the parameter's index in the CCA's ccaas_cca.params
+ * @name: its name, kept so that a rollback can check it against the
+ *	schema of the CCA as it is then (the module may have been reloaded)
+ */
+struct ccaas_rule_param {
+	u32 value;
+	u16 index;
+	char name[CCAAS_PARAM_NAME_MAX];
+};
+
+/**
+ * struct ccaas_rule_cca - the CCA a rule names
+ * @ops: its ops; the generation in force holds a reference on
+ *	@ops->owner, so @ops is valid under RCU for as long as the generation
+ *	is reachable through ccaas_policy_current()
+ * @cca: its ccaas registration, NULL for CCAs not built on ccaas
+ *
+ * The layout of struct ccaas_cca_ref (core.h), which core.h defines only
+ * after including this header; policy.c converts between the two.
+ */
+struct ccaas_rule_cca {
+	const struct tcp_congestion_ops *ops;
+	const struct ccaas_cca *cca;
+};
+
+/**
+ * struct ccaas_rule - a policy rule
+ * @match: which connections it applies to
+ * @cca: what CCA they get (see struct ccaas_rule_cca)
+ * @cca_name: the CCA's name (@cca.ops->name while the reference is held)
+ * @min_rto_us: minimum RTO in microseconds, with CCAAS_KNOB_MIN_RTO
+ * @init_cwnd: initial congestion window in packets, with CCAAS_KNOB_INIT_CWND
+ * @tso_segs: TSO segment floor, with CCAAS_KNOB_TSO_SEGS
+ * @knobs: CCAAS_KNOB_* bits; a knob that is not set keeps the kernel's value
+ * @n_params: entries in @params
+ * @params: CCA parameters, sorted by index; unset ones take the schema's
+ *	default
+ */
+struct ccaas_rule {
+	struct ccaas_rule_match match;
+	struct ccaas_rule_cca cca;
+	char cca_name[CCAAS_CCA_NAME_MAX];
+	u32 min_rto_us;
+	u32 init_cwnd;
+	u32 tso_segs;
+	u8 knobs;
+	u8 n_params;
+	struct ccaas_rule_param *params;
+};
+
+/**
+ * struct ccaas_policy_gen - one generation of a namespace's policy
+ * @generation: its number: 0 is the empty policy a namespace starts with,
+ *	each commit takes the next
+ * @origin: enum ccaas_policy_origin
+ * @from: for a rollback, the generation it restored
+ * @time_ns: commit time, ns since the epoch (ktime_get_real_ns())
+ * @n_rules: entries in @rules
+ * @rules: the rules, most specific first, so the first that matches wins
+ *
+ * Immutable once committed. The members below are the store's own.
+ * @node: in ccaas_policy_state.history, oldest first
+ * @rcu: retires the generation a grace period after it was replaced
+ * @users: the history list, and the module references until retired
+ * @max_rules, @max_params, @n_params: capacity and use of a draft
+ * @param_area: where the rules' parameters are stored, after the rules
+ */
+struct ccaas_policy_gen {
+	u32 generation;
+	u8 origin;
+	u32 from;
+	u64 time_ns;
+	unsigned int n_rules;
+
+	struct list_head node;
+	struct rcu_head rcu;
+	refcount_t users;
+	unsigned int max_rules;
+	unsigned int max_params;
+	unsigned int n_params;
+	struct ccaas_rule_param *param_area;
+	struct ccaas_rule rules[];
+};
+
+/**
+ * struct ccaas_policy_state - per-netns policy state, inside struct ccaas_net
+ * @cur: the generation in force, never NULL (read it with
+ *	ccaas_policy_current())
+ * @history: the kept generations, oldest first; the last one is @cur
+ * @n_history: entries in @history
+ */
 struct ccaas_policy_state {
-	int unused;
+	struct ccaas_policy_gen __rcu *cur;
+	struct list_head history;
+	unsigned int n_history;
 };
 
 int ccaas_policy_net_init(struct ccaas_net *cn);
 void ccaas_policy_net_exit(struct ccaas_net *cn);
+
+/*
+ * --- read side: RCU, any context (also tracepoint probes with preemption
+ * off); no locks, no sleeping.
+ */
+
+/* The generation in force; call under rcu_read_lock(). Never NULL. */
+struct ccaas_policy_gen *ccaas_policy_current(struct ccaas_net *cn);
+
+/*
+ * The most specific rule of @gen that applies to a connection whose remote
+ * address has @scope (NULL: unknown scope) and whose local address is that
+ * of @sk (NULL: rules with a local prefix do not apply), or NULL when no
+ * rule applies (no default rule).
+ */
+const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
+					    const struct ccaas_scope_result *scope,
+					    const struct sock *sk);
+
+/* The value @rule sets for parameter @index of its CCA, or @def. */
+static inline u32 ccaas_rule_param(const struct ccaas_rule *rule,
+				   unsigned int index, u32 def)
+{
+	unsigned int i;
+
+	for (i = 0; i < rule->n_params; i++)
+		if (rule->params[i].index == index)
+			return rule->params[i].value;
+	return def;
+}
+
+/* --- write side: process context, may sleep. */
+
+/**
+ * struct ccaas_policy_req - how a change was asked for
+ * @net: the namespace: CCA names resolve here, and it is handed to
+ *	ccaas_policy_committed()
+ * @info: the netlink request, or NULL
+ * @extack: where refusals are explained (may be NULL)
+ * @dry_run: validate and report, commit nothing
+ * @migrate: move existing connections after the commit
+ * @force: migrate despite sticky ECN
+ */
+struct ccaas_policy_req {
+	struct net *net;
+	struct genl_info *info;
+	struct netlink_ext_ack *extack;
+	bool dry_run;
+	bool migrate;
+	bool force;
+};
+
+/**
+ * struct ccaas_policy_head - the header of a generation, as a reply says it
+ * @generation, @origin, @from, @time_ns, @n_rules: as in the generation
+ * @unchanged: nothing was committed: the rules asked for were already in
+ *	force, and this is the current generation
+ */
+struct ccaas_policy_head {
+	u32 generation;
+	u8 origin;
+	u32 from;
+	u64 time_ns;
+	u32 n_rules;
+	bool unchanged;
+};
+
+/*
+ * Drafts: a generation under construction, room for @max_rules rules with
+ * @max_params parameters between them. A draft holds a module reference for
+ * each rule whose CCA is resolved; ccaas_policy_draft_free() drops them.
+ */
+struct ccaas_policy_gen *ccaas_policy_draft_alloc(unsigned int max_rules,
+						  unsigned int max_params);
+void ccaas_policy_draft_free(struct ccaas_policy_gen *draft);
+/* The next free rule (zeroed), with room for @n_params; NULL when full. */
+struct ccaas_rule *ccaas_policy_draft_add(struct ccaas_policy_gen *draft,
+					  unsigned int n_params);
+/* Resolve @name for @rule of @draft, reusing an earlier rule's reference. */
+int ccaas_policy_draft_resolve(struct ccaas_policy_gen *draft,
+			       struct ccaas_rule *rule, struct net *net,
+			       const char *name, struct netlink_ext_ack *extack);
+
+bool ccaas_rule_match_equal(const struct ccaas_rule_match *a,
+			    const struct ccaas_rule_match *b);
+/* Put @rule's parameters in index order (after filling them in). */
+void ccaas_rule_sort_params(struct ccaas_rule *rule);
+
+/*
+ * Changes. Each either commits a new generation (and calls
+ * ccaas_policy_committed()), or leaves the generation in force as it was
+ * and returns an error explained in @req->extack. A draft passed in is
+ * consumed. *@head describes the result: the new generation, the current
+ * one when nothing changed, or for a dry run what would be committed.
+ */
+int ccaas_policy_set(struct ccaas_net *cn, const struct ccaas_policy_req *req,
+		     struct ccaas_policy_gen *draft,
+		     struct ccaas_policy_head *head);
+int ccaas_policy_del(struct ccaas_net *cn, const struct ccaas_policy_req *req,
+		     const struct ccaas_rule_match *match,
+		     struct ccaas_policy_head *head);
+int ccaas_policy_apply(struct ccaas_net *cn, const struct ccaas_policy_req *req,
+		       struct ccaas_policy_gen *draft,
+		       struct ccaas_policy_head *head);
+int ccaas_policy_rollback(struct ccaas_net *cn,
+			  const struct ccaas_policy_req *req, u32 generation,
+			  struct ccaas_policy_head *head);
+
+/* Under ccaas_net.lock: the kept generation @generation, or NULL. */
+struct ccaas_policy_gen *ccaas_policy_find(struct ccaas_net *cn, u32 generation);
+/* Under ccaas_net.lock: the generation in force. */
+struct ccaas_policy_gen *ccaas_policy_current_locked(struct ccaas_net *cn);
+void ccaas_policy_head_of(const struct ccaas_policy_gen *gen,
+			  struct ccaas_policy_head *head);
+
+/* --- policy_nl.c */
+
+/*
+ * Parse one CCAAS_A_POLICY_RULE nest into a new rule of @draft: the match,
+ * and unless @match_only the CCA (resolved in @net), its parameters
+ * (checked against its schema) and the knobs.
+ */
+int ccaas_rule_parse(struct net *net, const struct nlattr *nest,
+		     bool match_only, struct ccaas_policy_gen *draft,
+		     struct netlink_ext_ack *extack);
+/* Put a generation's header attributes (notifications use it too). */
+int ccaas_policy_fill_head(struct sk_buff *skb,
+			   const struct ccaas_policy_head *head);
+
+extern const struct nla_policy ccaas_policy_set_nlpolicy[CCAAS_A_POLICY_MAX + 1];
+extern const struct nla_policy ccaas_policy_get_nlpolicy[CCAAS_A_POLICY_MAX + 1];
+extern const struct nla_policy ccaas_policy_history_nlpolicy[CCAAS_A_POLICY_MAX + 1];
+extern const struct nla_policy ccaas_policy_rollback_nlpolicy[CCAAS_A_POLICY_MAX + 1];
+extern const struct nla_policy ccaas_policy_apply_nlpolicy[CCAAS_A_POLICY_MAX + 1];
+int ccaas_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info);
+int ccaas_nl_policy_del_doit(struct sk_buff *skb, struct genl_info *info);
+int ccaas_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info);
+int ccaas_nl_policy_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ccaas_nl_policy_history_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb);
+int ccaas_nl_policy_rollback_doit(struct sk_buff *skb, struct genl_info *info);
+int ccaas_nl_policy_apply_doit(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _CCAAS_POLICY_H */

@@ -140,7 +140,7 @@ fi
 
 run help
 check help '[ $RC -eq 0 ]' 'contains "$OUT" "Usage: ccactl"' \
-	'[[ "$OUT" =~ OBJECT\ :=\ \{\ cca\ \|\ help\ \} ]]' '[ -z "$ERR" ]'
+	'[[ "$OUT" =~ OBJECT\ :=\ \{\ cca\ (\|\ [a-z]+\ )*\|\ help\ \} ]]' '[ -z "$ERR" ]'
 run -h
 check help_option '[ $RC -eq 0 ]' 'contains "$OUT" "Usage: ccactl"'
 run cca help
@@ -300,8 +300,8 @@ bash -n "$COMP" >"$TMP/out" 2>"$TMP/err" || RC=$?
 c_obj=$(complete_words ccactl "")
 c_cmd=$(complete_words ccactl -j cca "")
 c_opt=$(complete_words ccactl --js)
-check completion '[ $RC -eq 0 ]' '[ "$c_obj" = "cca help" ]' \
-	'[ "$c_cmd" = "list show help" ]' '[ "$c_opt" = "--json" ]'
+check completion '[ $RC -eq 0 ]' '[[ "$c_obj" =~ ^cca\ ([a-z]+\ )*help$ ]]' \
+	'[ "$c_cmd" = "list show drain help" ]' '[ "$c_opt" = "--json" ]'
 
 # ---- memory checks ----
 
@@ -314,6 +314,133 @@ if command -v valgrind >/dev/null 2>&1; then
 	fi
 else
 	skip valgrind "valgrind is not installed (package valgrind)"
+fi
+
+# ---- migrate, cca drain, sock show, monitor ----
+# Argument parsing, help and the "module not loaded" path; the output
+# against the real family is tested in the VM.
+
+run help
+check help_migrate_sock_monitor '[ $RC -eq 0 ]' \
+	'[[ "$OUT" =~ OBJECT\ :=\ \{[a-z\ \|]*\ migrate\ \|\ sock\ \|\ monitor\ \| ]]' \
+	'grep -q "^  migrate  " "$TMP/out"' 'grep -q "^  sock  " "$TMP/out"' \
+	'grep -q "^  monitor  " "$TMP/out"'
+run migrate help
+check migrate_help '[ $RC -eq 0 ]' '[ -z "$ERR" ]' \
+	'grep -qx "Usage: ccactl migrate \[force\]" "$TMP/out"' \
+	'contains "$OUT" "ccactl migrate help"'
+run cca help
+check cca_drain_help '[ $RC -eq 0 ]' \
+	'contains "$OUT" "ccactl cca drain NAME [to NAME] [force]"'
+run sock help
+check sock_help '[ $RC -eq 0 ]' \
+	'contains "$OUT" "ccactl sock show [cca NAME] [locality LOC] [dport PORT] [sport PORT]"' \
+	'contains "$OUT" "Without a command, \"show\" is run."'
+run monitor help
+check monitor_help '[ $RC -eq 0 ]' '[ -z "$ERR" ]' 'contains "$OUT" "Usage: ccactl monitor"'
+
+# usage_case NAME EXPECTED-STDERR-PART ARGS...: exit 1, nothing on stdout.
+usage_case()
+{
+	local name=$1 msg=$2
+	shift 2
+	run "$@"
+	check "$name" '[ $RC -eq 1 ]' '[ -z "$OUT" ]' 'contains "$ERR" "$msg"'
+}
+usage_case migrate_unknown_arg 'unknown migrate argument "bogus"' migrate bogus
+usage_case migrate_force_twice '"force" given twice' migrate force force
+usage_case drain_missing_name 'cca drain: missing CCA name' cca drain
+usage_case drain_to_missing '"to" needs a CCA name' cca drain cca_dctcp to
+usage_case drain_unknown_arg 'unknown cca drain argument "frob"' cca drain cca_dctcp frob
+usage_case drain_name_too_long 'invalid CCA name "abcdefghijklmnopq"' cca drain abcdefghijklmnopq
+usage_case drain_to_too_long 'invalid CCA name "abcdefghijklmnopq"' \
+	cca drain cca_dctcp to abcdefghijklmnopq
+usage_case drain_to_twice '"to" given twice' cca drain a to b to c
+usage_case drain_force_twice '"force" given twice' cca drain a force force
+usage_case sock_filter_unknown 'unknown sock show filter "frob"' sock show frob 1
+usage_case sock_filter_no_value '"cca" needs a value' sock show cca
+usage_case sock_cca_too_long 'invalid CCA name' sock show cca abcdefghijklmnopq
+usage_case sock_locality_unknown 'unknown locality "moon"' sock show locality moon
+usage_case sock_locality_ambiguous 'ambiguous locality "r"' sock show locality r
+usage_case sock_port_zero 'invalid port "0"' sock show dport 0
+usage_case sock_port_big 'invalid port "65536"' sock show sport 65536
+usage_case sock_port_text 'invalid port "ssh"' sock show dport ssh
+usage_case sock_port_sign 'invalid port "+22"' sock show dport +22
+usage_case sock_filter_twice '"sport" given twice' sock show sport 1 sport 2
+usage_case monitor_extra_arg 'monitor: unexpected argument "now"' monitor now
+usage_case abbrev_m_ambiguous 'ambiguous object "m"' m
+
+if $HAVE_MODULE; then
+	skip family_missing_migrate "ccaas_core is loaded here"
+else
+	# family_case NAME ARGS...: exit 2 with only the family message.
+	family_case()
+	{
+		local name=$1
+		shift
+		run "$@"
+		check "$name" '[ $RC -eq 2 ]' '[ -z "$OUT" ]' '[ "$ERR" = "$FAMILY_MSG" ]'
+	}
+	family_case family_missing_migrate migrate
+	family_case family_missing_migrate_force -j migrate force
+	family_case family_missing_migrate_abbrev mi f
+	family_case family_missing_drain cca drain cca_dctcp
+	family_case family_missing_drain_to cca drain cca_dctcp to cca_cubic force -j
+	family_case family_missing_drain_abbrev c dr cca_dctcp t cca_cubic
+	family_case family_missing_sock sock
+	family_case family_missing_sock_filters sock show cca cca_dctcp locality x \
+		dport 443 sport 50000
+	family_case family_missing_sock_json -j -p sock show
+	family_case family_missing_monitor monitor
+	family_case family_missing_monitor_json mo -j
+	family_case family_missing_monitor_netns -n /proc/self/ns/net monitor
+
+	printf 'migrate help\nsock help\nmonitor help\nsock show\nmigrate\n' >"$TMP/batch6"
+	run -b "$TMP/batch6"
+	check batch_sock_family_missing '[ $RC -eq 2 ]' \
+		'contains "$ERR" "$TMP/batch6:4: command failed (exit 2)"' \
+		'contains "$OUT" "ccactl migrate [force]"' 'contains "$OUT" "Usage: ccactl monitor"'
+fi
+
+if command -v man >/dev/null 2>&1; then
+	MANPAGER=cat MANWIDTH=200 man -l "$MAN" >"$TMP/man.txt" 2>/dev/null || true
+	RC=0
+	: >"$TMP/out"
+	: >"$TMP/err"
+	check man_migrate_sock_monitor \
+		'grep -q "OBJECT := { cca |.* migrate | sock | monitor |.* help }" "$TMP/man.txt"' \
+		'grep -q "ccactl migrate \[force\]" "$TMP/man.txt"' \
+		'grep -q "ccactl cca drain NAME \[to NAME\] \[force\]" "$TMP/man.txt"' \
+		'grep -q "ccactl sock show \[cca NAME\] \[locality LOC\] \[dport PORT\] \[sport PORT\]" "$TMP/man.txt"' \
+		'grep -q "^ *ccactl monitor$" "$TMP/man.txt"' \
+		'grep -q "skipped_pinned" "$TMP/man.txt"' 'grep -q "min_rto_us" "$TMP/man.txt"'
+else
+	skip man_migrate_sock_monitor "man is not installed (package man-db)"
+fi
+
+RC=0
+c1=$(complete_words ccactl migrate "")
+c2=$(complete_words ccactl monitor "")
+c3=$(complete_words ccactl sock "")
+c4=$(complete_words ccactl sock show "")
+c5=$(complete_words ccactl sock show locality x)
+c6=$(complete_words ccactl sock show dport "")
+c7=$(complete_words ccactl cca drain cca_dctcp "")
+c8=$(complete_words ccactl cca drain cca_dctcp f)
+check completion_migrate_sock_monitor '[ "$c1" = "force help" ]' '[ "$c2" = "help" ]' \
+	'[ "$c3" = "show help" ]' '[ "$c4" = "cca locality dport sport" ]' \
+	'[ "$c5" = "xregion" ]' '[ -z "$c6" ]' '[ "$c7" = "to force" ]' '[ "$c8" = "force" ]'
+
+if command -v valgrind >/dev/null 2>&1 && ! $HAVE_MODULE; then
+	# NAME:ARGS
+	for case in "migrate:migrate force" \
+		"drain:cca drain cca_dctcp to cca_cubic force" \
+		"sock:sock show cca cca_dctcp dport 443" "monitor:monitor"; do
+		RC=0
+		timeout 120 $VG "$CCACTL" ${case#*:} >"$TMP/out" 2>"$TMP/err" || RC=$?
+		check "valgrind_family_missing_${case%%:*}" '[ $RC -eq 2 ]' \
+			'[ "$(cat "$TMP/err")" = "$FAMILY_MSG" ]'
+	done
 fi
 
 [ "$FAILED" -eq 0 ]

@@ -4,6 +4,8 @@
  * with ccaas.
  *   ccactl cca list          every registered CCA (CCAAS_CMD_CCA_GET dump)
  *   ccactl cca show NAME     one CCA (CCAAS_CMD_CCA_GET do)
+ *   ccactl cca drain NAME [to NAME] [force]
+ *                            move its sockets away (CCAAS_CMD_CCA_DRAIN)
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -17,6 +19,7 @@
 #include "ccactl.h"
 #include "family.h"
 #include "json.h"
+#include "migrate.h"
 #include "objects.h"
 #include "table.h"
 
@@ -344,9 +347,62 @@ static int cca_show(int argc, char **argv)
 	return CCACTL_EXIT_OK;
 }
 
+/* ---- cca drain NAME [to NAME] [force] ---- */
+
+static int cca_drain(int argc, char **argv)
+{
+	static const char *const words[] = { "to", "force" };
+	const char *from, *to = NULL;
+	char buf[NL_SEND_BUFSZ];
+	struct nlmsghdr *nlh;
+	bool force = false;
+	int i, w, ret;
+
+	if (argc < 1)
+		return usage_error("cca drain: missing CCA name; usage: ccactl cca drain NAME [to NAME] [force]");
+	from = argv[0];
+	for (i = 1; i < argc; i++) {
+		w = find_word(argv[i], words, ARRAY_SIZE(words), "cca drain argument");
+		if (w < 0) {
+			fputs("Try \"ccactl cca help\".\n", stderr);
+			return CCACTL_EXIT_USAGE;
+		}
+		if (w == 0) {
+			if (to)
+				return usage_error("cca drain: \"to\" given twice");
+			if (++i == argc)
+				return usage_error("cca drain: \"to\" needs a CCA name");
+			to = argv[i];
+		} else {
+			if (force)
+				return usage_error("cca drain: \"force\" given twice");
+			force = true;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		const char *name = i ? to : from;
+
+		if (name && (!name[0] || strlen(name) >= CCAAS_CCA_NAME_MAX))
+			return usage_error("cca drain: invalid CCA name \"%s\" (1 to %d characters)",
+					   name, CCAAS_CCA_NAME_MAX - 1);
+	}
+
+	ret = ccaas_msg(buf, CCAAS_CMD_CCA_DRAIN, 0, &nlh);
+	if (ret)
+		return ret;
+	mnl_attr_put_strz(nlh, CCAAS_A_MIGRATE_CCA, from);
+	if (to)
+		mnl_attr_put_strz(nlh, CCAAS_A_MIGRATE_TO, to);
+	if (force)
+		mnl_attr_put(nlh, CCAAS_A_MIGRATE_FORCE, 0, NULL);
+	return migrate_request(nlh);
+}
+
 static const struct ccactl_cmd cca_cmds[] = {
 	{ "list", "",     "list the registered CCAs",		cca_list },
 	{ "show", "NAME", "show one registered CCA",		cca_show },
+	{ "drain", "NAME [to NAME] [force]",
+	  "move every socket off a CCA",			cca_drain },
 	{ NULL, NULL, NULL, NULL },
 };
 

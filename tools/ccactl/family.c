@@ -80,6 +80,35 @@ int ccaas_request(struct nlmsghdr *req, nl_data_cb cb, void *data)
 	return CCACTL_EXIT_OK;
 }
 
+int ccaas_subscribe(struct nl_sock *s, const char *group)
+{
+	unsigned int i;
+	int ret = connect_family(), err;
+
+	if (ret)
+		return ret;
+	for (i = 0; i < family.n_mcgrps; i++)
+		if (!strcmp(family.mcgrps[i].name, group))
+			break;
+	if (i == family.n_mcgrps) {
+		fprintf(stderr, "Error: the %s family has no multicast group \"%s\"\n",
+			CCAAS_FAMILY_NAME, group);
+		return CCACTL_EXIT_KERNEL;
+	}
+	err = nl_open(s, NETLINK_GENERIC);
+	if (!err) {
+		err = nl_join_group(s, family.mcgrps[i].id);
+		if (err)
+			nl_close(s);
+	}
+	if (err) {
+		fprintf(stderr, "Error: cannot join multicast group \"%s\": %s\n",
+			group, strerror(-err));
+		return CCACTL_EXIT_KERNEL;
+	}
+	return CCACTL_EXIT_OK;
+}
+
 const struct nl_genl_family *ccaas_family(void)
 {
 	return &family;

@@ -21,6 +21,14 @@ int ccaas_msg(void *buf, uint8_t cmd, uint16_t flags, struct nlmsghdr **nlhp);
 /* Run a request started by ccaas_msg(); @cb gets each data message. */
 int ccaas_request(struct nlmsghdr *req, nl_data_cb cb, void *data);
 
+/*
+ * Open @s as a second socket that only listens, and join the family's
+ * multicast group @group on it (resolving the family on first use, so a
+ * missing module gives the usual error).  The caller reads it with
+ * nl_recv_notifications() and closes it with nl_close().
+ */
+int ccaas_subscribe(struct nl_sock *s, const char *group);
+
 /* The resolved family (valid after a successful ccaas_msg()). */
 const struct nl_genl_family *ccaas_family(void);
 

@@ -31,6 +31,11 @@ static const struct ccactl_object help_object = {
  */
 static const struct ccactl_object *const objects[] = {
 	&cca_object,
+	&scope_object,
+	&policy_object,
+	&migrate_object,
+	&sock_object,
+	&monitor_object,
 	&help_object,
 };
 

@@ -252,3 +252,34 @@ int nl_genl_resolve(struct nl_sock *s, const char *name,
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
 	return nl_transact(s, nlh, family_cb, fam);
 }
+
+int nl_join_group(struct nl_sock *s, uint32_t group)
+{
+	int id = (int)group;
+
+	if (mnl_socket_setsockopt(s->mnl, NETLINK_ADD_MEMBERSHIP, &id,
+				  sizeof(id)) < 0)
+		return -errno;
+	return 0;
+}
+
+int nl_recv_notifications(struct nl_sock *s, nl_data_cb cb, void *data)
+{
+	struct nlmsghdr *nlh;
+	ssize_t got;
+	int len, err;
+
+	got = mnl_socket_recvfrom(s->mnl, s->buf, sizeof(s->buf));
+	if (got < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
+	len = (int)got;
+	for (nlh = (struct nlmsghdr *)s->buf; mnl_nlmsg_ok(nlh, len);
+	     nlh = mnl_nlmsg_next(nlh, &len)) {
+		if (nlh->nlmsg_type < NLMSG_MIN_TYPE)
+			continue;	/* no acks or errors on a listening socket */
+		err = cb(nlh, data);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -62,4 +62,15 @@ int nl_transact(struct nl_sock *s, struct nlmsghdr *req, nl_data_cb cb,
 int nl_genl_resolve(struct nl_sock *s, const char *name,
 		    struct nl_genl_family *fam);
 
+/* Join multicast group @group (an id from nl_genl_family.mcgrps). */
+int nl_join_group(struct nl_sock *s, uint32_t group);
+
+/*
+ * Read one datagram of notifications and hand each data message in it to
+ * @cb; meant for a socket that only listens (poll its fd first, this
+ * blocks otherwise).  Returns 0, @cb's first error, or a negative errno
+ * (-ENOBUFS: the kernel dropped messages because the socket was full).
+ */
+int nl_recv_notifications(struct nl_sock *s, nl_data_cb cb, void *data);
+
 #endif /* CCACTL_NETLINK_H */

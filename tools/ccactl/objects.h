@@ -6,5 +6,10 @@
 #include "ccactl.h"
 
 extern const struct ccactl_object cca_object;	/* cca.c */
+extern const struct ccactl_object scope_object;	/* scope.c */
+extern const struct ccactl_object policy_object;	/* policy.c */
+extern const struct ccactl_object migrate_object;	/* migrate.c */
+extern const struct ccactl_object sock_object;	/* sock.c */
+extern const struct ccactl_object monitor_object;	/* monitor.c */
 
 #endif /* CCACTL_OBJECTS_H */

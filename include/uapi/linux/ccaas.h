@@ -17,6 +17,9 @@
 /* Longest CCA name, including the terminating NUL (TCP_CA_NAME_MAX). */
 #define CCAAS_CCA_NAME_MAX	16
 
+/* Longest CCA parameter name in a policy rule, including the NUL. */
+#define CCAAS_PARAM_NAME_MAX	32
+
 /*
  * enum ccaas_cca_feature - what a registered CCA declares about itself
  * @CCAAS_CCA_F_NEEDS_ECN: asks for ECN at the handshake (TCP_CONG_NEEDS_ECN)
@@ -132,9 +135,54 @@ enum {
 	CCAAS_A_POLICY_DRY_RUN,		/* flag: validate only, commit nothing */
 	CCAAS_A_POLICY_NO_MIGRATE,	/* flag: leave existing connections */
 	CCAAS_A_POLICY_FORCE,		/* flag: migrate despite sticky ECN */
+	CCAAS_A_POLICY_UNCHANGED,	/* flag (reply): rules already in force */
 
 	__CCAAS_A_POLICY_MAX,
 	CCAAS_A_POLICY_MAX = (__CCAAS_A_POLICY_MAX - 1)
+};
+
+/* Counts of one migration pass, and what it was asked to do. */
+enum {
+	CCAAS_A_MIGRATE_UNSPEC,
+	CCAAS_A_MIGRATE_FORCE,		/* flag: ignore the sticky-ECN rule */
+	CCAAS_A_MIGRATE_CCA,		/* string: drain: the CCA to empty */
+	CCAAS_A_MIGRATE_TO,		/* string: drain: where its sockets go */
+	CCAAS_A_MIGRATE_EXAMINED,	/* u32: established sockets looked at */
+	CCAAS_A_MIGRATE_MIGRATED,	/* u32: moved to another CCA */
+	CCAAS_A_MIGRATE_UNCHANGED,	/* u32: already on the right CCA */
+	CCAAS_A_MIGRATE_REFUSED,	/* u32: refused by the sticky-ECN rule */
+	CCAAS_A_MIGRATE_SKIPPED_BPF,	/* u32: owned by a BPF CCA */
+	CCAAS_A_MIGRATE_SKIPPED_PINNED,	/* u32: CCA set by the app or route lock */
+	CCAAS_A_MIGRATE_NO_RULE,	/* u32: no rule applies, left alone */
+	CCAAS_A_MIGRATE_GENERATION,	/* u32: policy generation applied */
+
+	__CCAAS_A_MIGRATE_MAX,
+	CCAAS_A_MIGRATE_MAX = (__CCAAS_A_MIGRATE_MAX - 1)
+};
+
+/* One TCP connection as `ccactl sock show` lists it. */
+enum {
+	CCAAS_A_SOCK_UNSPEC,
+	CCAAS_A_SOCK_COOKIE,		/* u64: socket cookie (as ss -e shows) */
+	CCAAS_A_SOCK_FAMILY,		/* u8: AF_INET or AF_INET6 */
+	CCAAS_A_SOCK_SADDR,		/* binary: 4 or 16 bytes */
+	CCAAS_A_SOCK_DADDR,		/* binary: 4 or 16 bytes */
+	CCAAS_A_SOCK_SPORT,		/* u16, host order */
+	CCAAS_A_SOCK_DPORT,		/* u16, host order */
+	CCAAS_A_SOCK_CCA,		/* string: current CCA */
+	CCAAS_A_SOCK_POLICY_CCA,	/* string: CCA the policy gives it */
+	CCAAS_A_SOCK_GENERATION,	/* u32: policy generation that chose it */
+	CCAAS_A_SOCK_LOCALITY,		/* u8: enum ccaas_locality */
+	CCAAS_A_SOCK_REGION,		/* u32 */
+	CCAAS_A_SOCK_DC,		/* u32 */
+	CCAAS_A_SOCK_ECN,		/* u8: 1 if ECN was negotiated */
+	CCAAS_A_SOCK_PINNED,		/* u8: 1 if the app or a route lock chose the CCA */
+	CCAAS_A_SOCK_MIN_RTO_US,	/* u32: the socket's minimum RTO */
+	CCAAS_A_SOCK_INIT_CWND,		/* u32: initial cwnd the policy set, if any */
+	CCAAS_A_SOCK_TSO_SEGS,		/* u32: TSO segment floor, if any */
+
+	__CCAAS_A_SOCK_MAX,
+	CCAAS_A_SOCK_MAX = (__CCAAS_A_SOCK_MAX - 1)
 };
 
 enum {
@@ -147,10 +195,15 @@ enum {
 	CCAAS_CMD_SCOPE_LOAD,		/* replace the table with the ENTRY nests */
 	CCAAS_CMD_POLICY_SET,		/* add or replace one rule */
 	CCAAS_CMD_POLICY_DEL,		/* delete the rule with the same match */
-	CCAAS_CMD_POLICY_GET,		/* do: a generation with its rules */
+	CCAAS_CMD_POLICY_GET,		/* do: a generation's header; dump: with its rules */
 	CCAAS_CMD_POLICY_HISTORY,	/* dump: the kept generations */
 	CCAAS_CMD_POLICY_ROLLBACK,	/* re-commit GENERATION as a new one */
 	CCAAS_CMD_POLICY_APPLY,		/* replace every rule with the RULE nests */
+	CCAAS_CMD_MIGRATE,		/* re-apply the policy to existing sockets */
+	CCAAS_CMD_CCA_DRAIN,		/* move every socket off a CCA */
+	CCAAS_CMD_SOCK_GET,		/* dump: established TCP sockets */
+	CCAAS_CMD_POLICY_NTF,		/* notification: a policy commit */
+	CCAAS_CMD_MIGRATE_NTF,		/* notification: a migration pass */
 
 	__CCAAS_CMD_MAX,
 	CCAAS_CMD_MAX = (__CCAAS_CMD_MAX - 1)

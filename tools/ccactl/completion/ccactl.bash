@@ -31,6 +31,39 @@ _ccactl_cca_names()
 		grep -o '"name":"[^"]*"' | sed 's/^"name":"//; s/"$//'
 }
 
+# Congestion controls a policy rule may name: ccaas CCAs and the kernel's.
+_ccactl_policy_ccas()
+{
+	_ccactl_cca_names "$@"
+	cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null
+}
+
+# Arguments of "policy COMMAND"; $1 ccactl, $2 command, $3 nth arg, then
+# the -n option to pass on; $prev and $cur are _ccactl's.
+_ccactl_policy_args()
+{
+	local cmd=$1 sub=$2 nth=$3 key=$prev; shift 3
+	# after "locality", dc and region are values, not keywords
+	[ "$nth" -gt 2 ] && [ "${COMP_WORDS[COMP_CWORD-2]}" = locality ] && key=LOC
+	case "$sub/$key" in
+	set/locality|del/locality)	echo rack dc region xregion; return ;;
+	set/cca)	_ccactl_policy_ccas "$cmd" "$@"; return ;;
+	*/region|*/dc|*/local|*/param|*/min_rto|*/init_cwnd|*/tso_segs|*/generation)
+		return ;;
+	esac
+	case "$sub/$nth" in
+	set/1|del/1)	echo default locality ;;
+	set/*)		echo region dc local cca param min_rto init_cwnd tso_segs no_migrate force ;;
+	del/*)		echo region dc local no_migrate force ;;
+	show/1)		echo generation ;;
+	rollback/1)	"$cmd" "$@" -j policy history 2>/dev/null |
+				grep -o '"generation":[0-9]*' | sed 's/.*://' ;;
+	rollback/*)	echo no_migrate force ;;
+	apply/1)	compgen -f -- "$cur"; echo - ;;
+	apply/*)	echo dry_run no_migrate force ;;
+	esac
+}
+
 # Arguments of OBJECT COMMAND; $1 ccactl, $2 object, $3 command, $4 nth arg,
 # then the -n option to pass on.
 _ccactl_args()
@@ -38,6 +71,26 @@ _ccactl_args()
 	local cmd=$1 obj=$2 sub=$3 nth=$4; shift 4
 	case "$obj/$sub/$nth" in
 	cca/show/1)	_ccactl_cca_names "$cmd" "$@" ;;
+	policy/*)	_ccactl_policy_args "$cmd" "$sub" "$nth" "$@" ;;
+	# $prev is the word before the one completed (from _ccactl).
+	cca/drain/1)	_ccactl_cca_names "$cmd" "$@" ;;
+	cca/drain/*)	if [ "$prev" = to ]; then _ccactl_cca_names "$cmd" "$@"
+			else echo to force; fi ;;
+	sock/show/*)	case "$prev" in
+			cca)		_ccactl_cca_names "$cmd" "$@" ;;
+			locality)	echo unknown rack dc region xregion ;;
+			dport|sport)	;;
+			*)		echo cca locality dport sport ;;
+			esac ;;
+	# scope add PREFIX locality LOC [region N] [dc N]; scope load FILE|-
+	scope/add/1)	;;
+	scope/add/*)	case "$prev/${COMP_WORDS[COMP_CWORD-2]}" in
+			locality/*)	echo rack dc region xregion ;;
+			*/locality)	echo region dc ;;	# prev is the LOC
+			region/*|dc/*)	;;
+			*)		echo locality region dc ;;
+			esac ;;
+	scope/load/1)	compgen -f -- "$cur"; echo - ;;
 	esac
 }
 
@@ -86,6 +139,10 @@ _ccactl()
 	elif [ "$obj" = help ]; then
 		[ -z "$sub" ] &&
 			COMPREPLY=($(compgen -W "$(_ccactl_objects "$cmd")" -- "$cur"))
+	elif [ "$obj" = migrate ]; then	# no command word: "migrate [force]"
+		[ -z "$sub" ] && COMPREPLY=($(compgen -W "force help" -- "$cur"))
+	elif [ "$obj" = monitor ]; then	# no command word, no arguments
+		[ -z "$sub" ] && COMPREPLY=($(compgen -W "help" -- "$cur"))
 	elif [ -z "$sub" ]; then
 		COMPREPLY=($(compgen -W "$(_ccactl_commands "$cmd" "$obj")" -- "$cur"))
 	else

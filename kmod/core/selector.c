@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The selector: every new TCP connection gets the CCA the policy gives its
+ * remote address, before its first packet is sent.
+ *
+ * The hook is the inet_sock_set_state tracepoint (found by name: it is not
+ * exported), whose probes run with preemption disabled and must not sleep:
+ *
+ * - Active open, CLOSE -> SYN_SENT, inside tcp_v{4,6}_connect() with the
+ *   socket owned by the connecting task and the addresses set, before
+ *   tcp_connect(). Switching the ops here decides the SYN's ECN request
+ *   (tcp_ecn_send_syn() asks for ECN when the CCA needs it). No init():
+ *   the stack calls it when the handshake completes. A route's `congctl`
+ *   is applied after us by tcp_connect() and so still wins.
+ * - Listen, CLOSE -> LISTEN: the listener's CCA decides whether the server
+ *   accepts ECN from a client whose SYN is ECT-marked, as the SYNs of ECN
+ *   CCAs are (tcp_ecn_create_request(): net.ipv4.tcp_ecn and a route's
+ *   `features ecn` only cover non-ECT SYNs). So when the policy names any
+ *   CCA that needs ECN, a new listener is put on the first such CCA: it
+ *   then accepts ECN from clients that ask for it, and ignores it from
+ *   those that do not. Listeners opened before such a policy keep their
+ *   CCA (a route `congctl` with an ECN CCA also makes a server accept).
+ * - Passive open, SYN_RECV -> ESTABLISHED, for the child socket before
+ *   accept(): the stack has already initialised the listener's CCA on it,
+ *   so the switch releases it and initialises the new one. ECN was decided
+ *   by the handshake; a CCA that cannot hold the result is not chosen
+ *   (sticky ECN), and the child keeps the listener's CCA.
+ *
+ * Sockets whose CCA the application set (setsockopt TCP_CONGESTION; a
+ * passive child inherits its listener's) or a route locked are left alone.
+ */
+#include <linux/module.h>
+#include <linux/tracepoint.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "core.h"
+#include "sock.h"
+
+static struct tracepoint *ccaas_set_state_tp;
+
+static void ccaas_select(struct sock *sk, bool established)
+{
+	struct ccaas_net *cn = ccaas_net(sock_net(sk));
+	const struct ccaas_policy_gen *gen;
+	struct ccaas_scope_result scope;
+	const struct ccaas_rule *rule;
+
+	if (ccaas_sk_pinned(sk))
+		return;
+
+	rcu_read_lock();
+	gen = ccaas_policy_current(cn);
+	ccaas_sk_scope(cn, sk, &scope);
+	rule = ccaas_policy_match(gen, &scope, sk);
+	if (!rule)
+		goto out;
+	if (established && !ccaas_ecn_compatible(sk, rule->cca.ops))
+		goto out;
+	/*
+	 * Even a socket already on the rule's CCA is switched: that applies the
+	 * rule's knobs and fills a ccaas CCA's header before its init() runs.
+	 */
+	ccaas_sk_switch(sk, rule->cca.ops, rule, gen->generation, established);
+out:
+	rcu_read_unlock();
+}
+
+/* The first CCA the policy names that needs ECN, or NULL. */
+static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *gen)
+{
+	unsigned int i;
+
+	for (i = 0; i < gen->n_rules; i++)
+		if (gen->rules[i].cca.ops->flags & TCP_CONG_NEEDS_ECN)
+			return &gen->rules[i];
+	return NULL;
+}
+
+static void ccaas_select_listener(struct sock *sk)
+{
+	struct ccaas_net *cn = ccaas_net(sock_net(sk));
+	const struct ccaas_policy_gen *gen;
+	const struct ccaas_rule *rule;
+
+	if (ccaas_sk_pinned(sk))
+		return;
+	rcu_read_lock();
+	gen = ccaas_policy_current(cn);
+	rule = ccaas_ecn_rule(gen);
+	if (rule && !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, rule->cca.ops))
+		ccaas_sk_switch(sk, rule->cca.ops, NULL, gen->generation, false);
+	rcu_read_unlock();
+}
+
+static void ccaas_probe_set_state(void *data, const struct sock *csk,
+				  const int oldstate, const int newstate)
+{
+	/* The tracepoint hands out a const socket; we own it here. */
+	struct sock *sk = (struct sock *)csk;
+
+	if (sk->sk_protocol != IPPROTO_TCP)
+		return;
+	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT)
+		ccaas_select(sk, false);
+	else if (oldstate == TCP_CLOSE && newstate == TCP_LISTEN)
+		ccaas_select_listener(sk);
+	else if (oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED)
+		ccaas_select(sk, true);
+}
+
+static void ccaas_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "inet_sock_set_state"))
+		*(struct tracepoint **)priv = tp;
+}
+
+int __init ccaas_selector_init(void)
+{
+	for_each_kernel_tracepoint(ccaas_find_tracepoint, &ccaas_set_state_tp);
+	if (!ccaas_set_state_tp) {
+		pr_err("ccaas: no inet_sock_set_state tracepoint\n");
+		return -ENOENT;
+	}
+	return tracepoint_probe_register(ccaas_set_state_tp,
+					 (void *)ccaas_probe_set_state, NULL);
+}
+
+void ccaas_selector_exit(void)
+{
+	tracepoint_probe_unregister(ccaas_set_state_tp,
+				    (void *)ccaas_probe_set_state, NULL);
+	/* No probe may still run when the module text goes away. */
+	tracepoint_synchronize_unregister();
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Moving sockets between CCAs: the primitives the selector (new
+ * connections), the migrator (existing ones) and `cca drain` share.
+ */
+#ifndef _CCAAS_SOCK_H
+#define _CCAAS_SOCK_H
+
+#include <net/sock.h>
+#include <net/tcp.h>
+
+struct ccaas_net;
+struct ccaas_rule;
+struct ccaas_scope_result;
+
+/* Why a socket was not moved; also indexes struct ccaas_migrate_stats. */
+enum ccaas_move {
+	CCAAS_MOVE_MIGRATED,
+	CCAAS_MOVE_UNCHANGED,
+	CCAAS_MOVE_REFUSED,		/* sticky ECN */
+	CCAAS_MOVE_SKIPPED_BPF,
+	CCAAS_MOVE_SKIPPED_PINNED,	/* application or route chose the CCA */
+	CCAAS_MOVE_NO_RULE,
+	CCAAS_MOVE_ERROR,		/* module going away */
+	__CCAAS_MOVE_MAX,
+};
+
+struct ccaas_migrate_stats {
+	u32 examined;
+	u32 count[__CCAAS_MOVE_MAX];
+	u32 generation;
+};
+
+/* switch.c */
+bool ccaas_sk_pinned(const struct sock *sk);
+bool ccaas_ops_on_cca(const struct tcp_congestion_ops *cur,
+		      const struct tcp_congestion_ops *want);
+bool ccaas_ecn_compatible(const struct sock *sk,
+			  const struct tcp_congestion_ops *ops);
+bool ccaas_ops_bpf(const struct tcp_congestion_ops *ops);
+int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
+		    const struct ccaas_rule *rule, u32 generation, bool reinit);
+u32 ccaas_sk_generation(const struct sock *sk);
+void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
+			 u32 generation);
+void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
+		    struct ccaas_scope_result *res);
+
+/* walk.c: @fn runs in process context with no lock held; it may sleep. */
+int ccaas_for_each_established(struct net *net,
+			       void (*fn)(struct sock *sk, void *arg),
+			       void *arg);
+
+/* migrate.c */
+int ccaas_migrate(struct net *net, bool force,
+		  struct ccaas_migrate_stats *stats);
+int ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
+		const struct tcp_congestion_ops *to,
+		const struct tcp_congestion_ops *fallback, bool force,
+		struct ccaas_migrate_stats *stats);
+
+/* sock_nl.c */
+void ccaas_notify_migrate(struct net *net,
+			  const struct ccaas_migrate_stats *stats);
+void ccaas_notify_policy(struct net *net, const struct ccaas_policy_gen *gen);
+
+/* sock_nl.c: netlink handlers and their attribute policies */
+extern const struct nla_policy ccaas_migrate_policy[];
+extern const struct nla_policy ccaas_sock_get_policy[];
+int ccaas_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info);
+int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info);
+int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* selector.c */
+int ccaas_selector_init(void);
+void ccaas_selector_exit(void);
+
+#endif /* _CCAAS_SOCK_H */

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Netlink for existing connections: MIGRATE, CCA_DRAIN, the SOCK_GET dump,
+ * and the monitor group's notifications.
+ */
+#include <linux/module.h>
+#include <linux/sock_diag.h>
+#include <net/genetlink.h>
+#include <net/inet_hashtables.h>
+#include <net/tcp.h>
+
+#include "core.h"
+#include "sock.h"
+
+const struct nla_policy ccaas_migrate_policy[CCAAS_A_MIGRATE_MAX + 1] = {
+	[CCAAS_A_MIGRATE_FORCE] = { .type = NLA_FLAG },
+	[CCAAS_A_MIGRATE_CCA] = { .type = NLA_NUL_STRING,
+				  .len = CCAAS_CCA_NAME_MAX - 1 },
+	[CCAAS_A_MIGRATE_TO] = { .type = NLA_NUL_STRING,
+				 .len = CCAAS_CCA_NAME_MAX - 1 },
+};
+
+/* SOCK_GET takes no attributes; the dump covers the caller's namespace. */
+const struct nla_policy ccaas_sock_get_policy[CCAAS_A_SOCK_MAX + 1] = {
+};
+
+static const int ccaas_move_attr[__CCAAS_MOVE_MAX] = {
+	[CCAAS_MOVE_MIGRATED] = CCAAS_A_MIGRATE_MIGRATED,
+	[CCAAS_MOVE_UNCHANGED] = CCAAS_A_MIGRATE_UNCHANGED,
+	[CCAAS_MOVE_REFUSED] = CCAAS_A_MIGRATE_REFUSED,
+	[CCAAS_MOVE_SKIPPED_BPF] = CCAAS_A_MIGRATE_SKIPPED_BPF,
+	[CCAAS_MOVE_SKIPPED_PINNED] = CCAAS_A_MIGRATE_SKIPPED_PINNED,
+	[CCAAS_MOVE_NO_RULE] = CCAAS_A_MIGRATE_NO_RULE,
+};
+
+static int ccaas_migrate_put(struct sk_buff *skb,
+			     const struct ccaas_migrate_stats *st)
+{
+	int i;
+
+	if (nla_put_u32(skb, CCAAS_A_MIGRATE_EXAMINED, st->examined) ||
+	    nla_put_u32(skb, CCAAS_A_MIGRATE_GENERATION, st->generation))
+		return -EMSGSIZE;
+	for (i = 0; i < __CCAAS_MOVE_MAX; i++)
+		if (ccaas_move_attr[i] &&
+		    nla_put_u32(skb, ccaas_move_attr[i], st->count[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+/* A reply (info) or notification (!info) carrying migration counts. */
+static struct sk_buff *ccaas_migrate_msg(struct genl_info *info, u8 cmd,
+					 const struct ccaas_migrate_stats *st)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	if (info)
+		hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0, cmd);
+	else
+		hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, cmd);
+	if (!hdr || ccaas_migrate_put(msg, st)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	genlmsg_end(msg, hdr);
+	return msg;
+}
+
+void ccaas_notify_migrate(struct net *net, const struct ccaas_migrate_stats *st)
+{
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
+		return;
+	msg = ccaas_migrate_msg(NULL, CCAAS_CMD_MIGRATE_NTF, st);
+	if (msg)
+		genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
+					CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
+}
+
+static int ccaas_reply_migrate(struct genl_info *info, u8 cmd,
+			       const struct ccaas_migrate_stats *st)
+{
+	struct sk_buff *msg = ccaas_migrate_msg(info, cmd, st);
+
+	ccaas_notify_migrate(genl_info_net(info), st);
+	return msg ? genlmsg_reply(msg, info) : -ENOMEM;
+}
+
+int ccaas_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct ccaas_net *cn = ccaas_net(net);
+	struct ccaas_migrate_stats st;
+	int err;
+
+	mutex_lock(&cn->lock);
+	err = ccaas_migrate(net, nla_get_flag(info->attrs[CCAAS_A_MIGRATE_FORCE]),
+			    &st);
+	mutex_unlock(&cn->lock);
+	if (err)
+		return err;
+	return ccaas_reply_migrate(info, CCAAS_CMD_MIGRATE, &st);
+}
+
+/* The namespace's default CCA, if it is not @avoid; with a reference. */
+static int ccaas_default_ops(struct net *net,
+			     const struct tcp_congestion_ops *avoid,
+			     struct ccaas_cca_ref *ref,
+			     struct netlink_ext_ack *extack)
+{
+	const struct tcp_congestion_ops *def;
+	char name[TCP_CA_NAME_MAX];
+
+	rcu_read_lock();
+	def = rcu_dereference(net->ipv4.tcp_congestion_control);
+	strscpy(name, def->name, sizeof(name));
+	rcu_read_unlock();
+	if (ccaas_cca_resolve(net, name, ref, extack))
+		return -ENOENT;
+	if (ccaas_ops_on_cca(ref->ops, avoid)) {
+		ccaas_cca_ref_put(ref);
+		NL_SET_ERR_MSG(extack,
+			       "the CCA drained is the namespace default: name a target with 'to'");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct ccaas_net *cn = ccaas_net(net);
+	struct ccaas_cca_ref from = {}, to = {}, def = {};
+	struct ccaas_migrate_stats st;
+	struct nlattr **tb = info->attrs;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, CCAAS_A_MIGRATE_CCA))
+		return -EINVAL;
+	err = ccaas_cca_resolve(net, nla_data(tb[CCAAS_A_MIGRATE_CCA]), &from,
+				info->extack);
+	if (err) {
+		NL_SET_BAD_ATTR(info->extack, tb[CCAAS_A_MIGRATE_CCA]);
+		return err;
+	}
+	if (tb[CCAAS_A_MIGRATE_TO]) {
+		err = ccaas_cca_resolve(net, nla_data(tb[CCAAS_A_MIGRATE_TO]),
+					&to, info->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, tb[CCAAS_A_MIGRATE_TO]);
+			goto out;
+		}
+		if (ccaas_ops_on_cca(to.ops, from.ops)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[CCAAS_A_MIGRATE_TO],
+					    "cannot drain a CCA into itself");
+			err = -EINVAL;
+			goto out;
+		}
+	} else {
+		err = ccaas_default_ops(net, from.ops, &def, info->extack);
+		if (err)
+			goto out;
+	}
+
+	mutex_lock(&cn->lock);
+	err = ccaas_drain(net, from.ops, to.ops, def.ops,
+			  nla_get_flag(tb[CCAAS_A_MIGRATE_FORCE]), &st);
+	mutex_unlock(&cn->lock);
+	if (!err)
+		err = ccaas_reply_migrate(info, CCAAS_CMD_CCA_DRAIN, &st);
+out:
+	ccaas_cca_ref_put(&def);
+	ccaas_cca_ref_put(&to);
+	ccaas_cca_ref_put(&from);
+	return err;
+}
+
+/* --- SOCK_GET: a snapshot of the namespace's established sockets --------- */
+
+static int ccaas_put_addr(struct sk_buff *skb, int type, const struct sock *sk,
+			  bool remote)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6)
+		return nla_put_in6_addr(skb, type, remote ? &sk->sk_v6_daddr :
+					&sk->sk_v6_rcv_saddr);
+#endif
+	return nla_put_in_addr(skb, type, remote ? sk->sk_daddr :
+			       sk->sk_rcv_saddr);
+}
+
+/* Called under the bucket lock and RCU: no sleeping, socket not locked. */
+static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct sock *sk, struct ccaas_net *cn)
+{
+	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	struct ccaas_policy_gen *gen = ccaas_policy_current(cn);
+	u32 generation = ccaas_sk_generation(sk);
+	struct ccaas_scope_result scope;
+	const struct ccaas_rule *rule;
+	u32 cookie[2];
+	void *hdr;
+
+	ccaas_sk_scope(cn, sk, &scope);
+	rule = ccaas_policy_match(gen, &scope, sk);
+	sock_diag_save_cookie(sk, cookie);
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &ccaas_family, NLM_F_MULTI, CCAAS_CMD_SOCK_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, CCAAS_A_SOCK_COOKIE,
+			      (u64)cookie[1] << 32 | cookie[0],
+			      CCAAS_A_SOCK_UNSPEC) ||
+	    nla_put_u8(skb, CCAAS_A_SOCK_FAMILY, sk->sk_family) ||
+	    ccaas_put_addr(skb, CCAAS_A_SOCK_SADDR, sk, false) ||
+	    ccaas_put_addr(skb, CCAAS_A_SOCK_DADDR, sk, true) ||
+	    nla_put_u16(skb, CCAAS_A_SOCK_SPORT, ntohs(inet_sk(sk)->inet_sport)) ||
+	    nla_put_u16(skb, CCAAS_A_SOCK_DPORT, ntohs(sk->sk_dport)) ||
+	    nla_put_string(skb, CCAAS_A_SOCK_CCA, ops->name) ||
+	    (rule && nla_put_string(skb, CCAAS_A_SOCK_POLICY_CCA,
+				    rule->cca.ops->name)) ||
+	    (generation && nla_put_u32(skb, CCAAS_A_SOCK_GENERATION, generation)) ||
+	    nla_put_u8(skb, CCAAS_A_SOCK_LOCALITY, scope.locality) ||
+	    nla_put_u32(skb, CCAAS_A_SOCK_REGION, scope.region) ||
+	    nla_put_u32(skb, CCAAS_A_SOCK_DC, scope.dc) ||
+	    nla_put_u8(skb, CCAAS_A_SOCK_ECN,
+		       !!(tcp_sk(sk)->ecn_flags & TCP_ECN_OK)) ||
+	    nla_put_u8(skb, CCAAS_A_SOCK_PINNED, ccaas_sk_pinned(sk)) ||
+	    nla_put_u32(skb, CCAAS_A_SOCK_MIN_RTO_US,
+			jiffies_to_usecs(inet_csk(sk)->icsk_rto_min))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* cb->args[0]: bucket, cb->args[1]: sockets of that bucket already sent. */
+int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
+	struct ccaas_net *cn = ccaas_net(net);
+	struct hlist_nulls_node *node;
+	unsigned long bucket;
+	int err = 0;
+
+	for (bucket = cb->args[0]; bucket <= hinfo->ehash_mask; bucket++) {
+		struct inet_ehash_bucket *head = &hinfo->ehash[bucket];
+		spinlock_t *lock = inet_ehash_lockp(hinfo, bucket);
+		long n = 0;
+		struct sock *sk;
+
+		if (hlist_nulls_empty(&head->chain))
+			continue;
+		spin_lock_bh(lock);
+		rcu_read_lock();
+		sk_nulls_for_each(sk, node, &head->chain) {
+			if (!net_eq(sock_net(sk), net) ||
+			    sk->sk_state != TCP_ESTABLISHED)
+				continue;
+			if (n++ < cb->args[1])
+				continue;
+			err = ccaas_sock_fill(skb, cb, sk, cn);
+			if (err)
+				break;
+			cb->args[1] = n;
+		}
+		rcu_read_unlock();
+		spin_unlock_bh(lock);
+		if (err)
+			break;
+		cb->args[1] = 0;
+	}
+	cb->args[0] = bucket;
+	if (err == -EMSGSIZE && skb->len)
+		err = 0;
+	return err ?: skb->len;
+}
+
+/* --- monitor: a generation was committed --------------------------------- */
+
+void ccaas_notify_policy(struct net *net, const struct ccaas_policy_gen *gen)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, CCAAS_CMD_POLICY_NTF);
+	if (!hdr ||
+	    nla_put_u32(msg, CCAAS_A_POLICY_GENERATION, gen->generation) ||
+	    nla_put_u8(msg, CCAAS_A_POLICY_ORIGIN, gen->origin) ||
+	    (gen->origin == CCAAS_POLICY_ORIGIN_ROLLBACK &&
+	     nla_put_u32(msg, CCAAS_A_POLICY_FROM, gen->from)) ||
+	    nla_put_u64_64bit(msg, CCAAS_A_POLICY_TIME, gen->time_ns,
+			      CCAAS_A_POLICY_UNSPEC) ||
+	    nla_put_u32(msg, CCAAS_A_POLICY_NRULES, gen->n_rules)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
+				CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Putting a socket on another CCA.
+ *
+ * The stack's own way (tcp_reinit_congestion_control) is not exported, and
+ * setsockopt(TCP_CONGESTION) from a socket walker is unsafe (the socket can
+ * be torn down before setsockopt locks it) and would mark the socket as
+ * application-chosen. ccaas_sk_switch() does what the stack does, with the
+ * caller owning the socket: module references, release of the old CCA,
+ * a zeroed private area, init of the new one, and ECT on outgoing packets
+ * exactly when the CCA the socket ends up on asks for ECN.
+ *
+ * Sticky ECN: ECN is negotiated once, at the handshake. A socket that
+ * negotiated it may only move to a CCA that declares CCAAS_CCA_F_ECN_OK, one
+ * that did not only to a CCA that declares CCAAS_CCA_F_NONECN_OK. CCAs not
+ * built on ccaas declare nothing; for them, asking for ECN counts as
+ * ECN_OK and not asking as NONECN_OK.
+ */
+#include <linux/bpf.h>
+#include <linux/module.h>
+#include <net/inet_ecn.h>
+#include <net/tcp.h>
+
+#include <ccaas/sock.h>
+
+#include "core.h"
+#include "sock.h"
+
+bool ccaas_ops_bpf(const struct tcp_congestion_ops *ops)
+{
+#ifdef BPF_MODULE_OWNER
+	return ops->owner == BPF_MODULE_OWNER;
+#else
+	return false;
+#endif
+}
+
+/* The application or a route lock chose this socket's CCA: leave it. */
+bool ccaas_sk_pinned(const struct sock *sk)
+{
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+
+	return icsk->icsk_ca_setsockopt || icsk->icsk_ca_dst_locked;
+}
+
+/* A socket on @cur is on the CCA @want (counting its fallback ops). */
+bool ccaas_ops_on_cca(const struct tcp_congestion_ops *cur,
+		      const struct tcp_congestion_ops *want)
+{
+	const struct ccaas_cca *cca;
+
+	if (cur == want)
+		return true;
+	cca = ccaas_registry_by_ops(want);
+	return cca && cca->fallback_ops == cur;
+}
+
+static u32 ccaas_ops_features(const struct tcp_congestion_ops *ops)
+{
+	const struct ccaas_cca *cca = ccaas_registry_by_ops(ops);
+
+	if (cca)
+		return cca->features;
+	if (ops->flags & TCP_CONG_NEEDS_ECN)
+		return CCAAS_CCA_F_NEEDS_ECN | CCAAS_CCA_F_ECN_OK;
+	return CCAAS_CCA_F_NONECN_OK;
+}
+
+bool ccaas_ecn_compatible(const struct sock *sk,
+			  const struct tcp_congestion_ops *ops)
+{
+	u32 features = ccaas_ops_features(ops);
+
+	if (tcp_sk(sk)->ecn_flags & TCP_ECN_OK)
+		return features & CCAAS_CCA_F_ECN_OK;
+	return features & CCAAS_CCA_F_NONECN_OK;
+}
+
+/*
+ * The knob the core applies itself, whatever the CCA: the minimum RTO (in
+ * jiffies, so rounded up to the tick: 4 ms at HZ=250).
+ */
+static void ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule)
+{
+	if (rule->knobs & CCAAS_KNOB_MIN_RTO)
+		inet_csk(sk)->icsk_rto_min = usecs_to_jiffies(rule->min_rto_us);
+}
+
+/*
+ * Fill the core's header of a ccaas CCA's freshly zeroed private area from
+ * @rule (see <ccaas/sock.h>).
+ */
+static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
+				 u32 generation)
+{
+	struct ccaas_sock *cs = ccaas_sock(sk);
+	unsigned int i;
+
+	BUILD_BUG_ON(sizeof(struct ccaas_sock) > ICSK_CA_PRIV_SIZE);
+	memset(cs, 0, sizeof(*cs));
+	cs->generation = generation;
+	if (rule->knobs & CCAAS_KNOB_INIT_CWND)
+		cs->init_cwnd = rule->init_cwnd;
+	if (rule->knobs & CCAAS_KNOB_TSO_SEGS)
+		cs->tso_segs = rule->tso_segs;
+	for (i = 0; i < rule->n_params; i++) {
+		const struct ccaas_rule_param *p = &rule->params[i];
+
+		if (p->index >= CCAAS_SOCK_PARAMS)
+			continue;
+		cs->params[p->index] = p->value;
+		cs->param_set |= 1U << p->index;
+	}
+}
+
+/**
+ * ccaas_sk_switch - put @sk on @ops
+ * @sk: a TCP socket the caller owns (socket lock, or the connect path)
+ * @ops: the new CCA; the caller keeps it alive (RCU or a reference)
+ * @rule: the policy rule that chose @ops, or NULL (cca drain ... to NAME)
+ * @generation: the generation @rule belongs to
+ * @reinit: the old CCA was initialised: release it, and init the new one
+ *
+ * With a @rule, its knobs are applied too. Does not sleep. Return: 0, -EOPNOTSUPP for a socket on a BPF CCA (its
+ * reference cannot be handled from a module), -EBUSY if @ops' module is
+ * going away.
+ */
+int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
+		    const struct ccaas_rule *rule, u32 generation, bool reinit)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	const struct tcp_congestion_ops *old = icsk->icsk_ca_ops;
+
+	if (ccaas_ops_bpf(old))
+		return -EOPNOTSUPP;
+	if (!try_module_get(ops->owner))
+		return -EBUSY;
+
+	if (reinit && old->release)
+		old->release(sk);
+	module_put(old->owner);
+
+	WRITE_ONCE(icsk->icsk_ca_ops, ops);
+	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
+	if (rule) {
+		ccaas_sk_apply_min_rto(sk, rule);
+		if (rule->cca.cca)
+			ccaas_sk_fill_header(sk, rule, generation);
+	}
+	if (reinit) {
+		tcp_sk(sk)->prior_ssthresh = 0;
+		if (ops->init)
+			ops->init(sk);
+		icsk->icsk_ca_initialized = 1;
+	}
+
+	/* init() may have moved the socket to fallback ops. */
+	if (tcp_ca_needs_ecn(sk))
+		INET_ECN_xmit(sk);
+	else
+		INET_ECN_dontxmit(sk);
+	return 0;
+}
+
+/*
+ * Apply @rule to an owned socket already on the rule's CCA: the minimum
+ * RTO and, for a ccaas CCA, a refreshed header, whose TSO floor and
+ * parameters the CCA reads as it runs.
+ */
+void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
+			 u32 generation)
+{
+	ccaas_sk_apply_min_rto(sk, rule);
+	if (rule->cca.cca)
+		ccaas_sk_fill_header(sk, rule, generation);
+}
+
+/* The generation that put a socket on its ccaas CCA, or 0. */
+u32 ccaas_sk_generation(const struct sock *sk)
+{
+	if (!ccaas_registry_by_ops(READ_ONCE(inet_csk(sk)->icsk_ca_ops)))
+		return 0;
+	return READ_ONCE(ccaas_sock(sk)->generation);
+}
+
+/* The scope of @sk's remote address. */
+void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
+		    struct ccaas_scope_result *res)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		ccaas_scope_lookup6(cn, &sk->sk_v6_daddr, res);
+		return;
+	}
+#endif
+	ccaas_scope_lookup4(cn, sk->sk_daddr, res);
+}

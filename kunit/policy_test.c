@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the policy store (kmod/core/policy.c, policy_nl.c): rule
+ * precedence, generations and history, rollback, idempotent apply, and the
+ * checks of parameters (against cca_dctcp's schema), knobs and matches.
+ *
+ * Each test gets a private policy state; rules are written as text in the
+ * words of `ccactl policy set`, turned into the RULE nests ccactl sends and
+ * parsed by the real ccaas_rule_parse(). CCAs: reno and cubic (built in)
+ * and cca_dctcp (registered by the core built into this kernel).
+ */
+#include <kunit/test.h>
+#include <linux/inet.h>
+#include <linux/skbuff.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "../kmod/core/core.h"
+
+struct pol {
+	struct kunit *test;
+	struct ccaas_net *cn;
+	struct netlink_ext_ack extack;
+	struct ccaas_policy_req req;
+	struct ccaas_policy_head head;
+};
+
+static int pol_init(struct kunit *test)
+{
+	struct pol *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->cn = kunit_kzalloc(test, sizeof(*p->cn), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p->cn);
+	mutex_init(&p->cn->lock);
+	KUNIT_ASSERT_EQ(test, ccaas_policy_net_init(p->cn), 0);
+	p->test = test;
+	p->req = (struct ccaas_policy_req) {
+		.net = &init_net,
+		.extack = &p->extack,
+		.migrate = false,
+	};
+	test->priv = p;
+	return 0;
+}
+
+static void pol_exit(struct kunit *test)
+{
+	struct pol *p = test->priv;
+
+	ccaas_policy_net_exit(p->cn);
+	rcu_barrier();	/* the retired generations are freed */
+}
+
+/* --- building rules from text ------------------------------------------- */
+
+static u8 locality_of(const char *name)
+{
+	static const char *const names[] = {
+		"unknown", "rack", "dc", "region", "xregion",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return 0xff;
+}
+
+/* "A.B.C.D/N" or "X::/N" into a local prefix. */
+static void put_local(struct kunit *test, struct sk_buff *skb, char *arg)
+{
+	char *len = strchr(arg, '/');
+	u8 addr[16];
+	u8 plen;
+
+	KUNIT_ASSERT_NOT_NULL(test, len);
+	*len++ = '\0';
+	KUNIT_ASSERT_EQ(test, kstrtou8(len, 10, &plen), 0);
+	if (in4_pton(arg, -1, addr, -1, NULL))
+		KUNIT_ASSERT_EQ(test, nla_put(skb, CCAAS_A_RULE_LOCAL_ADDR, 4, addr), 0);
+	else if (in6_pton(arg, -1, addr, -1, NULL))
+		KUNIT_ASSERT_EQ(test, nla_put(skb, CCAAS_A_RULE_LOCAL_ADDR, 16, addr), 0);
+	else
+		KUNIT_FAIL(test, "bad address %s", arg);
+	KUNIT_ASSERT_EQ(test, nla_put_u8(skb, CCAAS_A_RULE_LOCAL_PREFIXLEN, plen), 0);
+}
+
+/*
+ * A RULE nest from the words of `ccactl policy set` ("default" or
+ * "locality L [region N] [dc N] [local P]", "cca C", "param K=V", knobs in
+ * plain numbers), plus "local_bytes N" (an N-byte zero address alone) and
+ * "local_len N" (a prefix length alone) for malformed prefixes.
+ */
+static struct nlattr *rule_nest(struct kunit *test, struct sk_buff *skb,
+				const char *text)
+{
+	static const struct { const char *word; int attr; } u32s[] = {
+		{ "region", CCAAS_A_RULE_REGION },
+		{ "dc", CCAAS_A_RULE_DC },
+		{ "min_rto", CCAAS_A_RULE_MIN_RTO_US },
+		{ "init_cwnd", CCAAS_A_RULE_INIT_CWND },
+		{ "tso_segs", CCAAS_A_RULE_TSO_SEGS },
+	};
+	char *buf = kstrdup(text, GFP_KERNEL), *s = buf, *w, *arg, *eq;
+	struct nlattr *nest, *pn;
+	unsigned int i;
+	u8 zero[16] = {};
+	u32 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	nest = nla_nest_start(skb, CCAAS_A_POLICY_RULE);
+	KUNIT_ASSERT_NOT_NULL(test, nest);
+	while ((w = strsep(&s, " "))) {
+		if (!*w || !strcmp(w, "default"))
+			continue;
+		arg = strsep(&s, " ");
+		KUNIT_ASSERT_NOT_NULL_MSG(test, arg, "%s: no value", w);
+		for (i = 0; i < ARRAY_SIZE(u32s); i++)
+			if (!strcmp(w, u32s[i].word))
+				break;
+		if (i < ARRAY_SIZE(u32s)) {
+			KUNIT_ASSERT_EQ(test, kstrtou32(arg, 10, &v), 0);
+			KUNIT_ASSERT_EQ(test, nla_put_u32(skb, u32s[i].attr, v), 0);
+		} else if (!strcmp(w, "locality")) {
+			nla_put_u8(skb, CCAAS_A_RULE_LOCALITY, locality_of(arg));
+		} else if (!strcmp(w, "local")) {
+			put_local(test, skb, arg);
+		} else if (!strcmp(w, "local_bytes")) {
+			KUNIT_ASSERT_EQ(test, kstrtou32(arg, 10, &v), 0);
+			nla_put(skb, CCAAS_A_RULE_LOCAL_ADDR, v, zero);
+		} else if (!strcmp(w, "local_len")) {
+			KUNIT_ASSERT_EQ(test, kstrtou32(arg, 10, &v), 0);
+			nla_put_u8(skb, CCAAS_A_RULE_LOCAL_PREFIXLEN, v);
+		} else if (!strcmp(w, "cca")) {
+			nla_put_string(skb, CCAAS_A_RULE_CCA, arg);
+		} else if (!strcmp(w, "param")) {
+			eq = strchr(arg, '=');
+			KUNIT_ASSERT_NOT_NULL(test, eq);
+			*eq++ = '\0';
+			KUNIT_ASSERT_EQ(test, kstrtou32(eq, 10, &v), 0);
+			pn = nla_nest_start(skb, CCAAS_A_RULE_PARAM);
+			nla_put_string(skb, CCAAS_A_PARAM_NAME, arg);
+			nla_put_u32(skb, CCAAS_A_PARAM_VALUE, v);
+			nla_nest_end(skb, pn);
+		} else {
+			KUNIT_FAIL(test, "unknown word %s", w);
+		}
+	}
+	nla_nest_end(skb, nest);
+	kfree(buf);
+	return nest;
+}
+
+/* Parse one rule into @draft with the real parser. */
+static int parse_into(struct pol *p, struct ccaas_policy_gen *draft,
+		      const char *text, bool match_only)
+{
+	struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(p->test, skb);
+	err = ccaas_rule_parse(&init_net, rule_nest(p->test, skb, text),
+			       match_only, draft, &p->extack);
+	kfree_skb(skb);
+	return err;
+}
+
+static void reset(struct pol *p)
+{
+	memset(&p->extack, 0, sizeof(p->extack));
+	memset(&p->head, 0, sizeof(p->head));
+}
+
+/* The extack message, never NULL. */
+static const char *msg(struct pol *p)
+{
+	return p->extack._msg ?: "(no message)";
+}
+
+/* Parse one rule on its own (no commit): 0 or the parser's error. */
+static int parse_one(struct pol *p, const char *text)
+{
+	struct ccaas_policy_gen *draft;
+	int err;
+
+	reset(p);
+	draft = ccaas_policy_draft_alloc(1, CCAAS_RULE_MAX_PARAMS);
+	KUNIT_ASSERT_NOT_NULL(p->test, draft);
+	err = parse_into(p, draft, text, false);
+	ccaas_policy_draft_free(draft);
+	return err;
+}
+
+static int pol_set(struct pol *p, const char *text)
+{
+	struct ccaas_policy_gen *draft;
+	int err;
+
+	reset(p);
+	draft = ccaas_policy_draft_alloc(1, CCAAS_RULE_MAX_PARAMS);
+	KUNIT_ASSERT_NOT_NULL(p->test, draft);
+	err = parse_into(p, draft, text, false);
+	if (err) {
+		ccaas_policy_draft_free(draft);
+		return err;
+	}
+	return ccaas_policy_set(p->cn, &p->req, draft, &p->head);
+}
+
+static int pol_del(struct pol *p, const char *text)
+{
+	struct ccaas_policy_gen *draft;
+	int err;
+
+	reset(p);
+	draft = ccaas_policy_draft_alloc(1, 0);
+	KUNIT_ASSERT_NOT_NULL(p->test, draft);
+	err = parse_into(p, draft, text, true);
+	if (!err)
+		err = ccaas_policy_del(p->cn, &p->req, &draft->rules[0].match,
+				       &p->head);
+	ccaas_policy_draft_free(draft);
+	return err;
+}
+
+/* Apply the NULL-terminated rule list @rules. */
+static int pol_apply(struct pol *p, const char *const *rules)
+{
+	struct ccaas_policy_gen *draft;
+	unsigned int n = 0;
+	int err;
+
+	reset(p);
+	while (rules[n])
+		n++;
+	draft = ccaas_policy_draft_alloc(n, n * CCAAS_RULE_MAX_PARAMS);
+	KUNIT_ASSERT_NOT_NULL(p->test, draft);
+	for (n = 0; rules[n]; n++) {
+		err = parse_into(p, draft, rules[n], false);
+		if (err) {
+			ccaas_policy_draft_free(draft);
+			return err;
+		}
+	}
+	return ccaas_policy_apply(p->cn, &p->req, draft, &p->head);
+}
+
+static int pol_rollback(struct pol *p, u32 generation)
+{
+	reset(p);
+	return ccaas_policy_rollback(p->cn, &p->req, generation, &p->head);
+}
+
+/* The generation in force (the test is the only writer). */
+static struct ccaas_policy_gen *cur(struct pol *p)
+{
+	return rcu_dereference_protected(p->cn->policy.cur, true);
+}
+
+/*
+ * The tso_segs of the rule a connection gets (rules in the precedence
+ * tests carry a distinct one as a tag), 0 if no rule applies.
+ */
+static u32 lookup(struct pol *p, u8 locality, u32 region, u32 dc,
+		  const struct sock *sk)
+{
+	struct ccaas_scope_result scope = {
+		.locality = locality, .region = region, .dc = dc,
+	};
+	const struct ccaas_rule *rule;
+	u32 tag;
+
+	rcu_read_lock();
+	rule = ccaas_policy_match(ccaas_policy_current(p->cn), &scope, sk);
+	tag = rule ? rule->tso_segs : 0;
+	rcu_read_unlock();
+	return tag;
+}
+
+/* A socket with only a local address, for local-prefix rules. */
+static struct sock *local_sock(struct kunit *test, const char *addr)
+{
+	struct sock *sk = kunit_kzalloc(test, sizeof(*sk), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sk);
+	if (in4_pton(addr, -1, (u8 *)&sk->sk_rcv_saddr, -1, NULL)) {
+		sk->sk_family = AF_INET;
+	} else {
+		KUNIT_ASSERT_TRUE(test, in6_pton(addr, -1, sk->sk_v6_rcv_saddr.s6_addr,
+						 -1, NULL));
+		sk->sk_family = AF_INET6;
+	}
+	return sk;
+}
+
+/* --- precedence ------------------------------------------------------------ */
+
+static const char *const precedence_rules[] = {
+	"default cca reno tso_segs 1",
+	"locality dc cca reno tso_segs 2",
+	"locality dc region 1 cca reno tso_segs 3",
+	"locality dc dc 7 cca reno tso_segs 4",
+	"locality dc region 1 dc 7 cca reno tso_segs 5",
+	"locality dc local 10.1.0.0/16 cca reno tso_segs 6",
+	"locality dc local 10.1.2.0/24 cca reno tso_segs 7",
+	"locality dc region 1 local 10.1.0.0/16 cca reno tso_segs 8",
+	"locality xregion cca cubic tso_segs 9",
+	"locality dc local fd00::/8 cca reno tso_segs 10",
+	NULL
+};
+
+static void precedence_default_for_unknown_scope(struct kunit *test)
+{
+	struct pol *p = test->priv;
+	const struct ccaas_rule *rule;
+
+	KUNIT_ASSERT_EQ(test, pol_apply(p, precedence_rules), 0);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_UNKNOWN, 0, 0, NULL), 1U);
+	/* A locality without rules of its own gets the default too. */
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_RACK, 1, 7, NULL), 1U);
+	/* No scope at all is unknown scope. */
+	rcu_read_lock();
+	rule = ccaas_policy_match(ccaas_policy_current(p->cn), NULL, NULL);
+	KUNIT_EXPECT_EQ(test, rule ? rule->tso_segs : 0, 1U);
+	rcu_read_unlock();
+}
+
+static void precedence_locality_region_dc(struct kunit *test)
+{
+	struct pol *p = test->priv;
+
+	KUNIT_ASSERT_EQ(test, pol_apply(p, precedence_rules), 0);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_XREGION, 3, 0, NULL), 9U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 0, 0, NULL), 2U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 0, NULL), 2U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 1, 0, NULL), 3U);
+	/* DC outranks region: locality+dc beats locality+region. */
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 7, NULL), 4U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 1, 7, NULL), 5U);
+	/* Every field a rule sets must match: rack region 1 is not dc. */
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_RACK, 1, 0, NULL), 1U);
+}
+
+static void precedence_local_prefix(struct kunit *test)
+{
+	struct pol *p = test->priv;
+
+	KUNIT_ASSERT_EQ(test, pol_apply(p, precedence_rules), 0);
+	/* Longer prefixes are more specific. */
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 0,
+				     local_sock(test, "10.1.5.5")), 6U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 0,
+				     local_sock(test, "10.1.2.3")), 7U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 0,
+				     local_sock(test, "10.2.0.1")), 2U);
+	/* The remote scope ranks first: region beats a /24 local prefix. */
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 1, 0,
+				     local_sock(test, "10.1.2.3")), 8U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 1, 7,
+				     local_sock(test, "10.1.2.3")), 5U);
+	/* v4-mapped IPv6 addresses match IPv4 prefixes; IPv6 its own. */
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 0,
+				     local_sock(test, "::ffff:10.1.2.3")), 7U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 0,
+				     local_sock(test, "fd00::1")), 10U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 2, 0,
+				     local_sock(test, "fe80::1")), 2U);
+}
+
+static void precedence_no_default_rule(struct kunit *test)
+{
+	static const char *const rules[] = { "locality dc cca reno tso_segs 2", NULL };
+	struct pol *p = test->priv;
+
+	KUNIT_ASSERT_EQ(test, pol_apply(p, rules), 0);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_UNKNOWN, 0, 0, NULL), 0U);
+	KUNIT_EXPECT_EQ(test, lookup(p, CCAAS_LOCALITY_DC, 0, 0, NULL), 2U);
+}
+
+/* The rules are kept most specific first, whatever order they came in. */
+static void precedence_rules_sorted(struct kunit *test)
+{
+	struct pol *p = test->priv;
+	struct ccaas_policy_gen *gen;
+
+	KUNIT_ASSERT_EQ(test, pol_apply(p, precedence_rules), 0);
+	gen = cur(p);
+	KUNIT_ASSERT_EQ(test, gen->n_rules, 10U);
+	KUNIT_EXPECT_EQ(test, gen->rules[0].tso_segs, 5U);	/* region+dc */
+	KUNIT_EXPECT_EQ(test, gen->rules[1].tso_segs, 4U);	/* dc */
+	KUNIT_EXPECT_EQ(test, gen->rules[2].tso_segs, 8U);	/* region+local */
+	KUNIT_EXPECT_EQ(test, gen->rules[3].tso_segs, 3U);	/* region */
+	KUNIT_EXPECT_EQ(test, gen->rules[9].tso_segs, 1U);	/* default */
+}
+
+/* --- generations ---------------------------------------------------------- */
+
+static void generations_numbered_from_one(struct kunit *test)
+{
+	static const char *const rules[] = {
+		"default cca reno", "locality rack cca cubic", NULL
+	};
+	struct pol *p = test->priv;
+	struct ccaas_policy_gen *gen;
+	u32 want = 0;
+	u64 t = 0;
+
+	KUNIT_EXPECT_EQ(test, cur(p)->generation, 0U);
+	KUNIT_EXPECT_EQ(test, cur(p)->origin, CCAAS_POLICY_ORIGIN_EMPTY);
+	KUNIT_EXPECT_EQ(test, cur(p)->n_rules, 0U);
+
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca reno"), 0);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 1U);
+	KUNIT_EXPECT_EQ(test, p->head.origin, CCAAS_POLICY_ORIGIN_SET);
+	KUNIT_EXPECT_FALSE(test, p->head.unchanged);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "locality dc cca cubic"), 0);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 2U);
+	KUNIT_EXPECT_EQ(test, p->head.n_rules, 2U);
+	KUNIT_ASSERT_EQ(test, pol_del(p, "locality dc"), 0);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 3U);
+	KUNIT_EXPECT_EQ(test, p->head.n_rules, 1U);
+	KUNIT_ASSERT_EQ(test, pol_apply(p, rules), 0);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 4U);
+	KUNIT_EXPECT_EQ(test, p->head.origin, CCAAS_POLICY_ORIGIN_APPLY);
+	KUNIT_EXPECT_EQ(test, cur(p)->generation, 4U);
+
+	/* The history holds 0..4, oldest first, with commit times. */
+	KUNIT_EXPECT_EQ(test, p->cn->policy.n_history, 5U);
+	list_for_each_entry(gen, &p->cn->policy.history, node) {
+		KUNIT_EXPECT_EQ(test, gen->generation, want++);
+		KUNIT_EXPECT_GE(test, gen->time_ns, t);
+		t = gen->time_ns;
+	}
+	KUNIT_EXPECT_GT(test, t, 0ULL);
+}
+
+static void generations_history_trimmed(struct kunit *test)
+{
+	struct pol *p = test->priv;
+	struct ccaas_policy_gen *first;
+	char rule[48];
+	u32 i;
+
+	for (i = 1; i <= 20; i++) {
+		snprintf(rule, sizeof(rule), "default cca reno init_cwnd %u", 10 + i);
+		KUNIT_ASSERT_EQ(test, pol_set(p, rule), 0);
+		KUNIT_ASSERT_EQ(test, p->head.generation, i);
+	}
+	KUNIT_EXPECT_EQ(test, p->cn->policy.n_history, CCAAS_POLICY_HISTORY_DEFAULT);
+	first = list_first_entry(&p->cn->policy.history, struct ccaas_policy_gen, node);
+	KUNIT_EXPECT_EQ(test, first->generation, 21U - CCAAS_POLICY_HISTORY_DEFAULT);
+
+	KUNIT_EXPECT_EQ(test, pol_rollback(p, 4), -ENOENT);
+	KUNIT_EXPECT_STREQ(test, msg(p), "generation no longer kept (see policy history)");
+	KUNIT_EXPECT_EQ(test, pol_rollback(p, 21), -ENOENT);
+	KUNIT_EXPECT_STREQ(test, msg(p), "no such generation: it was never committed");
+	KUNIT_EXPECT_EQ(test, cur(p)->generation, 20U);
+	KUNIT_EXPECT_EQ(test, pol_rollback(p, 5), 0);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 21U);
+	KUNIT_EXPECT_EQ(test, cur(p)->rules[0].init_cwnd, 15U);
+}
+
+static void rollback_recommits_as_new_generation(struct kunit *test)
+{
+	struct pol *p = test->priv;
+	const struct ccaas_cca *dctcp = ccaas_cca_lookup("cca_dctcp");
+	struct ccaas_policy_gen *gen;
+
+	KUNIT_ASSERT_NOT_NULL(test, dctcp);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca reno min_rto 5000"), 0);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca cubic"), 0);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "locality dc cca cca_dctcp param shift_g=6"), 0);
+
+	KUNIT_ASSERT_EQ(test, pol_rollback(p, 1), 0);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 4U);
+	KUNIT_EXPECT_EQ(test, p->head.origin, CCAAS_POLICY_ORIGIN_ROLLBACK);
+	KUNIT_EXPECT_EQ(test, p->head.from, 1U);
+	gen = cur(p);
+	KUNIT_EXPECT_EQ(test, gen->origin, CCAAS_POLICY_ORIGIN_ROLLBACK);
+	KUNIT_EXPECT_EQ(test, gen->from, 1U);
+	KUNIT_ASSERT_EQ(test, gen->n_rules, 1U);
+	KUNIT_EXPECT_STREQ(test, gen->rules[0].cca_name, "reno");
+	KUNIT_EXPECT_STREQ(test, gen->rules[0].cca.ops->name, "reno");
+	KUNIT_EXPECT_EQ(test, gen->rules[0].min_rto_us, 5000U);
+	KUNIT_EXPECT_EQ(test, gen->rules[0].knobs, (u8)CCAAS_KNOB_MIN_RTO);
+
+	/* Back to 3: the CCA and its parameters are resolved again. */
+	KUNIT_ASSERT_EQ(test, pol_rollback(p, 3), 0);
+	gen = cur(p);
+	KUNIT_EXPECT_EQ(test, gen->generation, 5U);
+	KUNIT_ASSERT_EQ(test, gen->n_rules, 2U);
+	KUNIT_EXPECT_PTR_EQ(test, gen->rules[0].cca.ops,
+			    (const struct tcp_congestion_ops *)dctcp->ops);
+	KUNIT_EXPECT_PTR_EQ(test, gen->rules[0].cca.cca, dctcp);
+	KUNIT_ASSERT_EQ(test, gen->rules[0].n_params, 1);
+	KUNIT_EXPECT_EQ(test, gen->rules[0].params[0].value, 6U);
+	KUNIT_EXPECT_STREQ(test, gen->rules[0].params[0].name, "shift_g");
+	KUNIT_EXPECT_EQ(test, p->cn->policy.n_history, 6U);
+}
+
+static void apply_identical_commits_nothing(struct kunit *test)
+{
+	static const char *const rules[] = {
+		"default cca cubic",
+		"locality dc cca cca_dctcp param alpha_on_init=512 param shift_g=3 min_rto 1000",
+		"locality xregion region 2 cca reno init_cwnd 100 tso_segs 4",
+		NULL
+	};
+	/* The same rules in another order, parameters too. */
+	static const char *const again[] = {
+		"locality xregion region 2 cca reno tso_segs 4 init_cwnd 100",
+		"default cca cubic",
+		"locality dc cca cca_dctcp param shift_g=3 min_rto 1000 param alpha_on_init=512",
+		NULL
+	};
+	static const char *const other[] = { "default cca reno", NULL };
+	struct pol *p = test->priv;
+	struct ccaas_policy_gen *gen;
+
+	KUNIT_ASSERT_EQ(test, pol_apply(p, rules), 0);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 1U);
+	gen = cur(p);
+
+	KUNIT_ASSERT_EQ(test, pol_apply(p, again), 0);
+	KUNIT_EXPECT_TRUE(test, p->head.unchanged);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 1U);
+	KUNIT_EXPECT_EQ(test, p->head.origin, CCAAS_POLICY_ORIGIN_APPLY);
+	KUNIT_EXPECT_PTR_EQ(test, cur(p), gen);
+	KUNIT_EXPECT_EQ(test, p->cn->policy.n_history, 2U);
+
+	/* A dry run says what would be committed, and commits nothing. */
+	p->req.dry_run = true;
+	KUNIT_ASSERT_EQ(test, pol_apply(p, other), 0);
+	KUNIT_EXPECT_FALSE(test, p->head.unchanged);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 2U);
+	KUNIT_EXPECT_EQ(test, p->head.n_rules, 1U);
+	KUNIT_ASSERT_EQ(test, pol_apply(p, again), 0);
+	KUNIT_EXPECT_TRUE(test, p->head.unchanged);
+	p->req.dry_run = false;
+	KUNIT_EXPECT_PTR_EQ(test, cur(p), gen);
+	KUNIT_EXPECT_EQ(test, p->cn->policy.n_history, 2U);
+
+	/* The same for one rule set again. */
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca cubic"), 0);
+	KUNIT_EXPECT_TRUE(test, p->head.unchanged);
+	KUNIT_EXPECT_PTR_EQ(test, cur(p), gen);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca reno"), 0);
+	KUNIT_EXPECT_FALSE(test, p->head.unchanged);
+	KUNIT_EXPECT_EQ(test, p->head.generation, 2U);
+}
+
+/* --- validation ----------------------------------------------------------- */
+
+static void params_checked_against_schema(struct kunit *test)
+{
+	static const char two[] =
+		"locality dc cca cca_dctcp param alpha_on_init=1024 param shift_g=0";
+	struct pol *p = test->priv;
+	struct ccaas_policy_gen *gen;
+	char many[256] = "locality dc cca cca_dctcp";
+	int i;
+
+	KUNIT_ASSERT_EQ(test, pol_set(p, two), 0);
+	gen = cur(p);
+	KUNIT_ASSERT_EQ(test, gen->rules[0].n_params, 2);
+	/* Kept in schema order: shift_g is parameter 0. */
+	KUNIT_EXPECT_EQ(test, gen->rules[0].params[0].index, 0);
+	KUNIT_EXPECT_EQ(test, gen->rules[0].params[0].value, 0U);
+	KUNIT_EXPECT_EQ(test, gen->rules[0].params[1].index, 1);
+	KUNIT_EXPECT_EQ(test, ccaas_rule_param(&gen->rules[0], 1, 7), 1024U);
+
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca cca_dctcp param nosuch=1"), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p), "CCA has no parameter of that name");
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca cca_dctcp param shift_g=11"), -ERANGE);
+	KUNIT_EXPECT_STREQ(test, msg(p), "parameter value out of the CCA's range");
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca cca_dctcp param alpha_on_init=1025"),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca reno param shift_g=4"), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p), "CCA has no parameters");
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca cca_dctcp param shift_g=4 param shift_g=5"),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p), "parameter given twice");
+	for (i = 0; i <= CCAAS_RULE_MAX_PARAMS; i++)
+		strlcat(many, " param shift_g=1", sizeof(many));
+	KUNIT_EXPECT_EQ(test, parse_one(p, many), -E2BIG);
+
+	/* Nothing of that reached the policy. */
+	KUNIT_EXPECT_PTR_EQ(test, cur(p), gen);
+	KUNIT_EXPECT_EQ(test, gen->generation, 1U);
+}
+
+static void knobs_bounded(struct kunit *test)
+{
+	static const struct {
+		const char *knobs;
+		int err;
+	} cases[] = {
+		{ "min_rto 999", -ERANGE },
+		{ "min_rto 1000", 0 },
+		{ "min_rto 200000", 0 },
+		{ "min_rto 200001", -ERANGE },
+		{ "init_cwnd 1", -ERANGE },
+		{ "init_cwnd 2", 0 },
+		{ "init_cwnd 1000", 0 },
+		{ "init_cwnd 1001", -ERANGE },
+		{ "tso_segs 0", -ERANGE },
+		{ "tso_segs 1", 0 },
+		{ "tso_segs 255", 0 },
+		{ "tso_segs 256", -ERANGE },
+	};
+	struct pol *p = test->priv;
+	struct ccaas_rule *rule;
+	char text[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(text, sizeof(text), "default cca reno %s", cases[i].knobs);
+		KUNIT_EXPECT_EQ_MSG(test, parse_one(p, text), cases[i].err, "%s", text);
+	}
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca reno min_rto 200001"), -ERANGE);
+	KUNIT_EXPECT_STREQ(test, msg(p), "min_rto out of range [1000..200000] us");
+	KUNIT_EXPECT_EQ(test, cur(p)->generation, 0U);
+
+	/* Knobs not given stay unset. */
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca reno init_cwnd 20"), 0);
+	rule = &cur(p)->rules[0];
+	KUNIT_EXPECT_EQ(test, rule->knobs, (u8)CCAAS_KNOB_INIT_CWND);
+	KUNIT_EXPECT_EQ(test, rule->init_cwnd, 20U);
+}
+
+static void matches_checked(struct kunit *test)
+{
+	static const struct {
+		const char *rule;
+		const char *msg;
+	} cases[] = {
+		{ "region 1 cca reno", "a region match needs a locality" },
+		{ "dc 3 cca reno", "a DC match needs a locality" },
+		{ "locality unknown cca reno",
+		  "unknown scope is the default rule's: leave the locality out" },
+		{ "locality dc region 0 cca reno", "region ids start at 1 (0 is no region)" },
+		{ "local 10.0.0.0/8 cca reno",
+		  "a local prefix needs a locality (the default rule matches nothing)" },
+		{ "locality dc local 10.1.2.3/16 cca reno",
+		  "bad local prefix: address bits set past the prefix length" },
+		{ "locality dc local 10.0.0.0/33 cca reno",
+		  "bad local prefix: longer than the address" },
+		{ "locality dc local_bytes 5 local_len 8 cca reno",
+		  "bad local prefix: the address is 4 (IPv4) or 16 (IPv6) bytes" },
+		{ "locality dc local_len 8 cca reno",
+		  "bad local prefix: it needs both an address and a length" },
+		{ "locality dc", "a rule needs a CCA" },
+		{ "locality dc cca no_such_cca", "unknown congestion control" },
+	};
+	struct pol *p = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_EXPECT_LT_MSG(test, pol_set(p, cases[i].rule), 0, "%s", cases[i].rule);
+		KUNIT_EXPECT_STREQ_MSG(test, msg(p), cases[i].msg, "%s", cases[i].rule);
+	}
+	KUNIT_EXPECT_EQ(test, parse_one(p, "locality dc local fd00:1::/32 cca reno"), 0);
+	KUNIT_EXPECT_EQ(test, parse_one(p, "locality dc local 10.1.2.3/32 cca reno"), 0);
+	KUNIT_EXPECT_EQ(test, cur(p)->generation, 0U);
+}
+
+static void rejections_leave_policy_in_force(struct kunit *test)
+{
+	static const char *const dup[] = {
+		"locality dc cca reno", "default cca reno", "locality dc cca cubic", NULL
+	};
+	static const char *const bad[] = {
+		"default cca reno", "locality dc cca cca_dctcp param shift_g=99", NULL
+	};
+	struct pol *p = test->priv;
+	struct ccaas_policy_gen *gen;
+
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca cubic"), 0);
+	gen = cur(p);
+
+	KUNIT_EXPECT_EQ(test, pol_apply(p, dup), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p), "duplicate match: two rules have the same match");
+	KUNIT_EXPECT_EQ(test, pol_apply(p, bad), -ERANGE);
+	KUNIT_EXPECT_EQ(test, pol_del(p, "locality rack"), -ENOENT);
+	KUNIT_EXPECT_STREQ(test, msg(p), "no rule with that match");
+	KUNIT_EXPECT_EQ(test, pol_del(p, "locality rack cca reno"), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p), "deleting a rule takes its match only");
+
+	KUNIT_EXPECT_PTR_EQ(test, cur(p), gen);
+	KUNIT_EXPECT_EQ(test, p->cn->policy.n_history, 2U);
+	KUNIT_EXPECT_STREQ(test, gen->rules[0].cca_name, "cubic");
+}
+
+static struct kunit_case ccaas_policy_cases[] = {
+	KUNIT_CASE(precedence_default_for_unknown_scope),
+	KUNIT_CASE(precedence_locality_region_dc),
+	KUNIT_CASE(precedence_local_prefix),
+	KUNIT_CASE(precedence_no_default_rule),
+	KUNIT_CASE(precedence_rules_sorted),
+	KUNIT_CASE(generations_numbered_from_one),
+	KUNIT_CASE(generations_history_trimmed),
+	KUNIT_CASE(rollback_recommits_as_new_generation),
+	KUNIT_CASE(apply_identical_commits_nothing),
+	KUNIT_CASE(params_checked_against_schema),
+	KUNIT_CASE(knobs_bounded),
+	KUNIT_CASE(matches_checked),
+	KUNIT_CASE(rejections_leave_policy_in_force),
+	{}
+};
+
+static struct kunit_suite ccaas_policy_suite = {
+	.name = "ccaas_policy",
+	.init = pol_init,
+	.exit = pol_exit,
+	.test_cases = ccaas_policy_cases,
+};
+
+kunit_test_suites(&ccaas_policy_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,153 @@
+# Migration: existing connections follow the policy (idempotently), the
+# sticky-ECN rule refuses what cannot be undone unless forced, live
+# transfers survive, rollback restores, `cca drain` empties a CCA so its
+# module unloads, and `ccactl monitor` reports commits and migrations.
+#
+# Hosts a (clients) and b (servers); b's policy puts its listeners on
+# cca_dctcp, so it accepts ECN from clients that ask for it.
+# vm-timeout: 300
+
+CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py
+MIG_PORT=5002
+MIG_N=20
+
+load_ccaas tcp_cca_dctcp && modprobe tcp_dctcp
+
+# mig_setup [plain]: fresh a and b; unless plain, b's listener on cca_dctcp
+mig_setup() {
+	netns_cleanup
+	netns_pair a b || return 1
+	if [ "${1:-}" != plain ]; then
+		"$CCACTL" -n b policy set default cca cca_dctcp >/dev/null || return 1
+	fi
+	"$CCACTL" -n a scope add 10.0.0.2/32 locality dc region 1 dc 7 || return 1
+	ns b python3 "$CONNS" server :: $MIG_PORT >/dev/null 2>&1 &
+	wait_port b $MIG_PORT
+}
+
+# mig_open [--cc NAME]: MIG_N held connections from a to b
+mig_open() {
+	rm -f /tmp/mig_ready
+	ns a python3 "$CONNS" client "$PAIR_B_IP" $MIG_PORT $MIG_N /tmp/mig_ready "$@" \
+		>/dev/null 2>&1 &
+	for _ in $(seq 100); do [ -e /tmp/mig_ready ] && return 0; sleep 0.1; done
+	return 1
+}
+
+# on_cca NAME: how many of a's connections to b are on CCA NAME
+on_cca() {
+	ns a ss -tinH state established "( dport = :$MIG_PORT )" | grep -c " $1 "
+}
+
+# counts JSON-REPLY KEY...: the values of KEYs in a migrate reply
+counts() {
+	local json=$1
+	shift
+	echo "$json" | python3 -c 'import json, sys
+j = json.load(sys.stdin)
+print(" ".join(str(j.get(k, "-")) for k in sys.argv[1:]))' "$@"
+}
+
+test_migrate_follows_policy_idempotent() {
+	local out
+	mig_setup || return 1
+	"$CCACTL" -n a policy set default cca cubic >/dev/null || return 1
+	mig_open || return 1
+	[ "$(on_cca cubic)" = $MIG_N ] || fail migrate_follows_policy_idempotent "not on cubic" || return 1
+	"$CCACTL" -n a policy set locality dc cca cca_dctcp no_migrate >/dev/null || return 1
+	[ "$(on_cca cubic)" = $MIG_N ] || fail migrate_follows_policy_idempotent "no_migrate moved sockets" || return 1
+
+	out=$("$CCACTL" -n a -j migrate) || return 1
+	# Not ECN-negotiated: cca_dctcp takes them and falls back to Reno.
+	[ "$(counts "$out" examined migrated)" = "$MIG_N $MIG_N" ] &&
+		[ "$(on_cca cca_dctcp-reno)" = $MIG_N ] ||
+		fail migrate_follows_policy_idempotent "first pass: $out; $(on_cca cca_dctcp-reno) moved" || return 1
+	out=$("$CCACTL" -n a -j migrate) || return 1
+	[ "$(counts "$out" migrated unchanged)" = "0 $MIG_N" ] ||
+		fail migrate_follows_policy_idempotent "second pass changed something: $out"
+}
+
+test_migrate_sticky_ecn() {
+	local out
+	mig_setup || return 1
+	"$CCACTL" -n a policy set locality dc cca cca_dctcp >/dev/null || return 1
+	mig_open || return 1
+	[ "$(on_cca cca_dctcp)" = $MIG_N ] || fail migrate_sticky_ecn "not on cca_dctcp" || return 1
+	# ECN was negotiated: in-tree cubic does not declare it can hold that.
+	out=$("$CCACTL" -n a -j policy set locality dc cca cubic no_migrate) || return 1
+	out=$("$CCACTL" -n a -j migrate) || return 1
+	[ "$(counts "$out" refused migrated)" = "$MIG_N 0" ] &&
+		[ "$(on_cca cca_dctcp)" = $MIG_N ] ||
+		fail migrate_sticky_ecn "refusal: $out" || return 1
+	out=$("$CCACTL" -n a -j migrate force) || return 1
+	[ "$(counts "$out" migrated)" = "$MIG_N" ] && [ "$(on_cca cubic)" = $MIG_N ] ||
+		fail migrate_sticky_ecn "force: $out"
+}
+
+# A live transfer is moved twice (policy set, rollback) and still completes.
+test_migrate_live_transfer_and_rollback() {
+	local json gen bps retrans
+	mig_setup || return 1
+	"$CCACTL" -n a policy set locality dc cca cubic >/dev/null || return 1
+	gen=$("$CCACTL" -n a -j policy show | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')
+	json=$RESULTS/migrate-live.json
+	iperf_server b 5201 || return 1
+	iperf_client a "$PAIR_B_IP" 6 "$json" &
+	sleep 2
+	"$CCACTL" -n a policy set locality dc cca cca_dctcp >/dev/null || return 1
+	sleep 0.5
+	ns a ss -tinH state established '( dport = :5201 )' | grep -q 'cca_dctcp' ||
+		fail migrate_live_transfer_and_rollback "live transfer not moved" || return 1
+	sleep 1
+	"$CCACTL" -n a policy rollback "$gen" >/dev/null || return 1
+	sleep 0.5
+	[ "$(ns a ss -tinH state established '( dport = :5201 )' | grep -c ' cubic ')" -ge 1 ] ||
+		fail migrate_live_transfer_and_rollback "rollback did not restore cubic" || return 1
+	wait $! || fail migrate_live_transfer_and_rollback "iperf3 failed" || return 1
+	read -r bps retrans < <(iperf_summary "$json")
+	echo "live transfer across two migrations: $bps bit/s, $retrans retransmits"
+	[ "$bps" -gt 10000000 ] || fail migrate_live_transfer_and_rollback "only $bps bit/s"
+}
+
+# drain moves even application-chosen sockets, so the module can go.
+test_cca_drain_unloads() {
+	local out i
+	mig_setup plain || return 1
+	mig_open --cc cca_dctcp || return 1
+	! rmmod tcp_cca_dctcp 2>/dev/null || fail cca_drain_unloads "unloaded while in use" || return 1
+	out=$("$CCACTL" -n a -j cca drain cca_dctcp to reno force) || return 1
+	[ "$(counts "$out" migrated)" = $MIG_N ] && [ "$(on_cca reno)" = $MIG_N ] ||
+		fail cca_drain_unloads "drain: $out" || return 1
+	# Namespaces of earlier tests may still be going away (their policies
+	# hold the module): give them a moment.
+	for i in $(seq 50); do
+		rmmod tcp_cca_dctcp 2>/dev/null && break
+		sleep 0.2
+	done
+	! grep -q '^tcp_cca_dctcp ' /proc/modules || fail cca_drain_unloads "module still loaded" || return 1
+	load_ccaas tcp_cca_dctcp
+}
+
+test_monitor_events() {
+	local mon=/tmp/monitor.out
+	mig_setup || return 1
+	mig_open || return 1
+	"$CCACTL" -n a monitor > "$mon" 2>&1 &
+	sleep 1
+	"$CCACTL" -n a policy set locality dc cca cca_dctcp >/dev/null || return 1
+	sleep 1
+	kill $!
+	grep -q '^policy generation 1 set 1 rules' "$mon" &&
+		grep -q "^migrate generation 1: $MIG_N examined, $MIG_N migrated" "$mon" ||
+		fail monitor_events "$(cat "$mon")"
+}
+
+test_migrate_unprivileged_refused() {
+	local out rc
+	mig_setup || return 1
+	out=$(ip netns exec a setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all "$CCACTL" migrate 2>&1)
+	rc=$?
+	[ $rc -eq 2 ] && echo "$out" | grep -q '^Error: ' ||
+		fail migrate_unprivileged_refused "rc=$rc: $out"
+}
