@@ -34,7 +34,10 @@
  * the entry; no locks, no atomics, only rcu_read_lock(). Memory: 32 bytes
  * per prefix, plus 8 (IPv4) or 20 (IPv6) bytes per range: about 4.8 MB for
  * 100 000 IPv4 prefixes, 7.2 MB for IPv6, in one allocation charged to the
- * caller's memory cgroup.
+ * caller's memory cgroup. Measured by the KUnit test scope_large_table
+ * (native code in a UML kernel, random addresses, 65 536 IPv4 and 34 464
+ * IPv6 prefixes, on a busy shared build host): 35-90 ns per lookup, 15-25 ms
+ * to load the table.
  *
  * Updates. The whole table (both families, one allocation) is immutable
  * once published. Every change builds a new one under ccaas_net.lock,

@@ -47,9 +47,8 @@ void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
 		    struct ccaas_scope_result *res);
 
 /* walk.c: @fn runs in process context with no lock held; it may sleep. */
-int ccaas_for_each_established(struct net *net,
-			       void (*fn)(struct sock *sk, void *arg),
-			       void *arg);
+typedef void (*ccaas_sock_fn)(struct sock *sk, void *arg);
+int ccaas_for_each_established(struct net *net, ccaas_sock_fn fn, void *arg);
 
 /* migrate.c */
 int ccaas_migrate(struct net *net, bool force,

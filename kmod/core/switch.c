@@ -121,9 +121,10 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
  * @generation: the generation @rule belongs to
  * @reinit: the old CCA was initialised: release it, and init the new one
  *
- * With a @rule, its knobs are applied too. Does not sleep. Return: 0, -EOPNOTSUPP for a socket on a BPF CCA (its
- * reference cannot be handled from a module), -EBUSY if @ops' module is
- * going away.
+ * With a @rule, its knobs are applied too. Does not sleep.
+ *
+ * Return: 0, -EOPNOTSUPP for a socket on a BPF CCA (its reference cannot be
+ * handled from a module), -EBUSY if @ops' module is going away.
  */
 int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 		    const struct ccaas_rule *rule, u32 generation, bool reinit)

@@ -1,0 +1,257 @@
+#!/bin/bash
+# The ccaas demo, narrated: runs inside the VM that scripts/demo.sh boots.
+#
+# One host talks to peers at four distances (same rack, same DC, same
+# region, another region), each behind a router with a netem delay.  The
+# host's scope table says where each peer is; its policy gives each kind of
+# peer a CCA; live connections follow a policy change and a rollback.
+#
+# Environment (set by scripts/demo.sh): CCAAS_ROOT (the repository),
+# CCAAS_KO_DIR (modules built for this kernel), CCACTL (the ccactl binary).
+# Exits non-zero at the first step that fails, so it doubles as a smoke test.
+set -eEuo pipefail
+
+: "${CCAAS_ROOT:?}" "${CCAAS_KO_DIR:?}" "${CCACTL:?}"
+cd "$CCAAS_ROOT"
+# shellcheck source=../tests/vm/lib.sh
+. tests/vm/lib.sh # ns, netns_add, veth_link, wait_port, load_ccaas, netns_cleanup
+
+CONNS=tests/vm/lib/conns.py
+PORT=5001
+HOST_IP=10.0.0.1 HOST_GW=10.0.0.254
+PEERS="rack dc region xregion"
+declare -A ADDR=([rack]=10.1.1.2 [dc]=10.1.2.2 [region]=10.2.1.2 [xregion]=10.9.1.2)
+declare -A DELAY=([rack]=0.05ms [dc]=0.2ms [region]=2ms [xregion]=30ms)
+MONITOR_LOG=/tmp/monitor.log
+step=0
+
+# ---- presentation ------------------------------------------------------------
+
+# ccactl ARGS: the tool, so that commands read as a person would type them
+ccactl() { "$CCACTL" "$@"; }
+
+# step TITLE: a numbered heading, after a blank line
+step() {
+	step=$((step + 1))
+	printf '\n== %d. %s\n' "$step" "$*"
+}
+
+# say LINE...: narration, one line per argument
+say() { printf '   %s\n' "$@"; }
+
+# run CMD [ARGS...]: show the command, then its output indented
+run() {
+	printf '   $ %s\n' "$*"
+	"$@" 2>&1 | sed 's/^/       /'
+}
+
+# show_file FILE: a config file without its comments and blank lines
+show_file() {
+	printf '   %s:\n' "$1"
+	sed 's/#.*//; /^[[:space:]]*$/d; s/^/       /' "$1"
+}
+
+# show_ss: the host's connections as `ss -tin` sees them, one line per peer
+# with only the fields that matter here
+show_ss() {
+	local map="" p
+	for p in $PEERS; do map="$map ${ADDR[$p]}=$p"; done
+	printf '   $ ip netns exec host ss -tin   (trimmed to peer, CCA, ECN, RTT, RTO, cwnd)\n'
+	printf '       %-8s %-11s %-15s %-4s %8s %8s %5s\n' PEER ADDRESS CCA ECN RTT_MS RTO_MS CWND
+	ns host ss -tinH state established "( dport = :$PORT )" | awk -v map="$map" -v order="$PEERS" '
+		BEGIN { n = split(map, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], a, "="); name[a[1]] = a[2] } }
+		/^[0-9]/ { peer = $4; sub(/:[0-9]+$/, "", peer); next }
+		{
+			cca = "?"; ecn = "no"; rtt = rto = cwnd = "-"
+			for (i = 1; i <= NF; i++) {
+				if ($i == "ecn") ecn = "yes"
+				else if ($i ~ /^rtt:/) { split(substr($i, 5), r, "/"); rtt = r[1] }
+				else if ($i ~ /^rto:/) rto = substr($i, 5)
+				else if ($i ~ /^cwnd:/) cwnd = substr($i, 6)
+				else if (cca == "?" && $i !~ /[:(]/ && $i !~ /^(ts|sack|ecnseen|fastopen|app_limited)$/) cca = $i
+			}
+			line[name[peer]] = sprintf("       %-8s %-11s %-15s %-4s %8s %8s %5s", name[peer], peer, cca, ecn, rtt, rto, cwnd)
+		}
+		END { n = split(order, o, " "); for (i = 1; i <= n; i++) if (o[i] in line) print line[o[i]] }'
+}
+
+# expect PEER=CCA[/ecn|/noecn]...: check through `ccactl -j sock show` that
+# the host's connection to each PEER is on CCA (and has ECN or not)
+expect() {
+	local args=() a p
+	for a in "$@"; do
+		p=${a%%=*}
+		args+=("${ADDR[$p]}=${a#*=}=$p")
+	done
+	ccactl -n host -j sock show | python3 -c '
+import json, sys
+port = int(sys.argv[1])
+got = {s["daddr"]: s for s in json.load(sys.stdin) if s["dport"] == port}
+bad = []
+for arg in sys.argv[2:]:
+    addr, want, peer = arg.split("=")
+    cca, _, ecn = want.partition("/")
+    s = got.get(addr)
+    if s is None:
+        bad.append(peer + ": no connection")
+    elif s["cca"] != cca or (ecn and s.get("ecn") != (ecn == "ecn")):
+        bad.append("%s: on %s (ECN %s), expected %s" % (peer, s["cca"], s.get("ecn"), want))
+if bad:
+    print("   CHECK FAILED: " + "; ".join(bad))
+    sys.exit(1)
+print("   check: every connection is where it should be")
+' "$PORT" "${args[@]}"
+}
+
+# ---- failure and cleanup -----------------------------------------------------
+
+cleanup() {
+	netns_cleanup # kills every process in a namespace, deletes them all
+}
+
+on_error() {
+	trap - ERR
+	printf '\nDEMO FAILED in step %d (%s line %s)\n' "$step" "$(basename "$0")" "$1"
+	cleanup
+}
+trap 'on_error $LINENO' ERR
+
+# ---- the scenario ------------------------------------------------------------
+
+printf 'ccaas demo on Linux %s (qemu, no KVM)\n' "$(uname -r)"
+
+step "Load ccaas"
+say "ccaas_core is the service; tcp_cca_dctcp adds cca_dctcp, DCTCP built on it." \
+	"The kernel's own dctcp and bbr are loaded too, for the policy to use."
+load_ccaas tcp_cca_dctcp
+modprobe -a tcp_dctcp tcp_bbr sch_netem
+run ccactl cca list
+say "CCAs this kernel has: $(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
+
+step "Build a small network in namespaces"
+say "A host, a router, and one peer at each distance.  Delays are one way," \
+	"on both directions (netem), so a round trip is twice that:"
+netns_add host
+netns_add router
+veth_link host eth0 router to-host
+ip -n host addr add "$HOST_IP/24" dev eth0
+ip -n router addr add "$HOST_GW/24" dev to-host
+ip -n host route add default via "$HOST_GW"
+ns router sysctl -qw net.ipv4.ip_forward=1
+for p in $PEERS; do
+	gw=${ADDR[$p]%.*}.1
+	netns_add "$p"
+	veth_link router "to-$p" "$p" eth0
+	ip -n router addr add "$gw/24" dev "to-$p"
+	ip -n "$p" addr add "${ADDR[$p]}/24" dev eth0
+	ip -n "$p" route add default via "$gw"
+	tc -n router qdisc add dev "to-$p" root netem delay "${DELAY[$p]}"
+	tc -n "$p" qdisc add dev eth0 root netem delay "${DELAY[$p]}"
+done
+printf '       host %s -- router -+- rack     %-9s %6s  (same rack)\n' \
+	"$HOST_IP" "${ADDR[rack]}" "${DELAY[rack]}"
+printf '                            +- dc       %-9s %6s  (same data center)\n' \
+	"${ADDR[dc]}" "${DELAY[dc]}"
+printf '                            +- region   %-9s %6s  (another DC, same region)\n' \
+	"${ADDR[region]}" "${DELAY[region]}"
+printf '                            +- xregion  %-9s %6s  (another region)\n' \
+	"${ADDR[xregion]}" "${DELAY[xregion]}"
+
+step "Tell the host where its peers are: the scope table"
+say "Prefixes map to a locality (rack, dc, region, xregion) with region and DC ids;" \
+	"the longest matching prefix wins."
+show_file demo/scope.conf
+run ccactl -n host scope load demo/scope.conf
+run ccactl -n host scope show
+say "A lookup: 10.1.1.2 is in the DC's /16, but its rack's /24 is longer."
+run ccactl -n host scope show 10.1.1.2
+say "An address no prefix covers has the locality 'unknown' (the default rule's)."
+run ccactl -n host scope show 192.0.2.1
+
+step "Policy v1: which CCA each kind of peer gets"
+show_file demo/policy-v1.conf
+say "A dry run first: the kernel checks every rule, commits nothing, shows the diff."
+run ccactl -n host policy apply demo/policy-v1.conf dry_run
+say "Now for real.  Each commit is a new generation of the policy."
+out=$(ccactl -n host policy apply demo/policy-v1.conf)
+printf '   $ ccactl -n host policy apply demo/policy-v1.conf\n       %s\n' "$out"
+v1_gen=$(echo "$out" | sed -n 's/^generation \([0-9]*\).*/\1/p')
+[ -n "$v1_gen" ]
+run ccactl -n host policy show
+
+step "Open a connection to every peer"
+say "Each peer runs a server.  The peers' own ccaas policy puts their listeners" \
+	"on cca_dctcp, so they accept ECN when a client asks for it (set before" \
+	"they listen).  The host's CCA is chosen by its policy before the SYN leaves."
+for p in $PEERS; do
+	ccactl -n "$p" policy set default cca cca_dctcp >/dev/null
+	ns "$p" python3 "$CONNS" server 0.0.0.0 "$PORT" >/dev/null 2>&1 &
+	wait_port "$p" "$PORT"
+done
+for p in $PEERS; do
+	rm -f "/tmp/ready-$p"
+	ns host python3 "$CONNS" client "${ADDR[$p]}" "$PORT" 1 "/tmp/ready-$p" --hold 3600 \
+		>/dev/null 2>&1 &
+done
+for p in $PEERS; do
+	for _ in $(seq 100); do [ -e "/tmp/ready-$p" ] && break; sleep 0.1; done
+	[ -e "/tmp/ready-$p" ] || { echo "   no connection to $p"; false; }
+done
+run ccactl -n host sock show
+show_ss
+say "rack, dc and region asked for ECN (their CCAs need it) and got it; bbr did not." \
+	"min_rto 1ms/2ms/10ms from the policy shows in the RTOs, instead of 200+ ms."
+expect rack=cca_dctcp/ecn dc=cca_dctcp/ecn region=dctcp/ecn xregion=bbr/noecn
+
+step "Policy v2, applied to live connections"
+say "ccactl monitor prints the service's events; it runs in the background."
+ccactl -n host monitor >"$MONITOR_LOG" 2>&1 &
+monitor_pid=$!
+sleep 0.5
+show_file demo/policy-v2.conf
+run ccactl -n host policy apply demo/policy-v2.conf dry_run
+run ccactl -n host policy apply demo/policy-v2.conf
+say "The open connections were migrated to the new CCAs at once, without" \
+	"reconnecting.  What the monitor saw:"
+sleep 0.5
+sed 's/^/       /' "$MONITOR_LOG"
+run ccactl -n host sock show
+show_ss
+say "Sticky ECN: the region connection negotiated ECN at its handshake, and that" \
+	"cannot be undone.  In-tree cubic does not declare it can take an ECN" \
+	"connection, so ccaas refused to move it: '1 refused (ECN)' above, and sock" \
+	"show lists it on dctcp while its POLICY says cubic.  New region connections" \
+	"get cubic; 'force' would move this one anyway.  xregion had no ECN: it moved."
+expect rack=cca_dctcp dc=dctcp region=dctcp xregion=cubic
+grep -q '^migrate generation .*, 2 migrated, 1 unchanged, 1 refused (ECN)' "$MONITOR_LOG"
+
+step "History and rollback"
+say "Every generation is kept; rollback commits an old one again, as a new one."
+run ccactl -n host policy history
+seen=$(wc -l <"$MONITOR_LOG")
+run ccactl -n host policy rollback "$v1_gen"
+sleep 0.5
+say "The monitor again:"
+tail -n +$((seen + 1)) "$MONITOR_LOG" | sed 's/^/       /'
+kill "$monitor_pid"
+wait "$monitor_pid" || true
+run ccactl -n host sock show
+say "Every connection is back on its v1 CCA (the region one never left)."
+expect rack=cca_dctcp dc=cca_dctcp region=dctcp xregion=bbr
+
+step "Clean up"
+cleanup
+for _ in $(seq 50); do
+	# namespaces go away asynchronously; their policies hold the modules
+	rmmod tcp_cca_dctcp 2>/dev/null && break
+	sleep 0.2
+done
+rmmod ccaas_core
+if grep -qE '^(tcp_cca_dctcp|ccaas_core) ' /proc/modules; then
+	say "a ccaas module is still loaded"
+	false
+fi
+say "Processes stopped, namespaces deleted, ccaas modules unloaded."
+
+trap - ERR
+printf '\nDemo OK: 4 peers scoped, connections moved by policy v2 and back by rollback, 1 sticky-ECN refusal.\n'
