@@ -18,7 +18,7 @@ VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PINNED := $(KVER_6_1) $(KVER_6_12)
 
-.PHONY: all modules modules-all clean ccactl check checkpatch install
+.PHONY: all modules modules-all clean ccactl check checkpatch install demo
 
 all: modules
 
@@ -45,6 +45,9 @@ ccactl:
 
 check:
 	scripts/check.sh
+
+demo:
+	scripts/demo.sh
 
 checkpatch:
 	scripts/checkpatch.sh

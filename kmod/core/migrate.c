@@ -102,7 +102,7 @@ static int ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx)
 	rcu_read_lock();
 	ctx->stats.generation = ccaas_policy_current(ctx->cn)->generation;
 	rcu_read_unlock();
-	return ccaas_for_each_established(net, ccaas_migrate_one, ctx);
+	return ccaas_walk_established(net, ccaas_migrate_one, ctx);
 }
 
 int ccaas_migrate(struct net *net, bool force,

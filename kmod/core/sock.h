@@ -48,7 +48,7 @@ void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
 
 /* walk.c: @fn runs in process context with no lock held; it may sleep. */
 typedef void (*ccaas_sock_fn)(struct sock *sk, void *arg);
-int ccaas_for_each_established(struct net *net, ccaas_sock_fn fn, void *arg);
+int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg);
 
 /* migrate.c */
 int ccaas_migrate(struct net *net, bool force,

@@ -53,7 +53,7 @@ static unsigned int ccaas_walk_bucket(struct inet_hashinfo *hinfo,
 	return n;
 }
 
-int ccaas_for_each_established(struct net *net, ccaas_sock_fn fn, void *arg)
+int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg)
 {
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
 	unsigned int bucket, n, i, skip;
