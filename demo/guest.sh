@@ -12,8 +12,13 @@
 set -eEuo pipefail
 
 : "${CCAAS_ROOT:?}" "${CCAAS_KO_DIR:?}" "${CCACTL:?}"
+# It loads modules and deletes every network namespace: only in the demo VM.
+if [ "$(hostname)" != ccaas-vm ]; then
+	echo "$0: runs inside the VM that scripts/demo.sh (make demo) boots" >&2
+	exit 1
+fi
 cd "$CCAAS_ROOT"
-# shellcheck source=../tests/vm/lib.sh
+# shellcheck source-path=SCRIPTDIR/.. source=tests/vm/lib.sh
 . tests/vm/lib.sh # ns, netns_add, veth_link, wait_port, load_ccaas, netns_cleanup
 
 CONNS=tests/vm/lib/conns.py
@@ -23,7 +28,7 @@ PEERS="rack dc region xregion"
 declare -A ADDR=([rack]=10.1.1.2 [dc]=10.1.2.2 [region]=10.2.1.2 [xregion]=10.9.1.2)
 declare -A DELAY=([rack]=0.05ms [dc]=0.2ms [region]=2ms [xregion]=30ms)
 MONITOR_LOG=/tmp/monitor.log
-step=0
+step=0 step_title="start"
 
 # ---- presentation ------------------------------------------------------------
 
@@ -32,7 +37,7 @@ ccactl() { "$CCACTL" "$@"; }
 
 # step TITLE: a numbered heading, after a blank line
 step() {
-	step=$((step + 1))
+	step=$((step + 1)) step_title=$*
 	printf '\n== %d. %s\n' "$step" "$*"
 }
 
@@ -48,7 +53,7 @@ run() {
 # show_file FILE: a config file without its comments and blank lines
 show_file() {
 	printf '   %s:\n' "$1"
-	sed 's/#.*//; /^[[:space:]]*$/d; s/^/       /' "$1"
+	sed 's/[[:space:]]*#.*//; /^$/d; s/^/       /' "$1"
 }
 
 # show_ss: the host's connections as `ss -tin` sees them, one line per peer
@@ -56,9 +61,9 @@ show_file() {
 show_ss() {
 	local map="" p
 	for p in $PEERS; do map="$map ${ADDR[$p]}=$p"; done
-	printf '   $ ip netns exec host ss -tin   (trimmed to peer, CCA, ECN, RTT, RTO, cwnd)\n'
+	printf '   $ ip netns exec host ss -tino   (trimmed to peer, CCA, ECN, RTT, RTO, cwnd)\n'
 	printf '       %-8s %-11s %-15s %-4s %8s %8s %5s\n' PEER ADDRESS CCA ECN RTT_MS RTO_MS CWND
-	ns host ss -tinH state established "( dport = :$PORT )" | awk -v map="$map" -v order="$PEERS" '
+	ns host ss -tinoH state established "( dport = :$PORT )" | awk -v map="$map" -v order="$PEERS" '
 		BEGIN { n = split(map, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], a, "="); name[a[1]] = a[2] } }
 		/^[0-9]/ { peer = $4; sub(/:[0-9]+$/, "", peer); next }
 		{
@@ -110,8 +115,10 @@ cleanup() {
 }
 
 on_error() {
+	[ "$BASHPID" = $$ ] || return 0 # a pipeline's subshell: the shell reports
 	trap - ERR
-	printf '\nDEMO FAILED in step %d (%s line %s)\n' "$step" "$(basename "$0")" "$1"
+	printf '\nDEMO FAILED in step %d, "%s" (%s line %s)\n' "$step" "$step_title" \
+		"$(basename "$0")" "$1"
 	cleanup
 }
 trap 'on_error $LINENO' ERR
@@ -129,8 +136,9 @@ run ccactl cca list
 say "CCAs this kernel has: $(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
 
 step "Build a small network in namespaces"
-say "A host, a router, and one peer at each distance.  Delays are one way," \
-	"on both directions (netem), so a round trip is twice that:"
+say "A host, a router, and one peer at each distance: same rack, same data" \
+	"center, another DC of the same region, another region.  netem delays both" \
+	"directions; ping shows the shortest round trip it measured:"
 netns_add host
 netns_add router
 veth_link host eth0 router to-host
@@ -148,14 +156,17 @@ for p in $PEERS; do
 	tc -n router qdisc add dev "to-$p" root netem delay "${DELAY[$p]}"
 	tc -n "$p" qdisc add dev eth0 root netem delay "${DELAY[$p]}"
 done
-printf '       host %s -- router -+- rack     %-9s %6s  (same rack)\n' \
-	"$HOST_IP" "${ADDR[rack]}" "${DELAY[rack]}"
-printf '                            +- dc       %-9s %6s  (same data center)\n' \
-	"${ADDR[dc]}" "${DELAY[dc]}"
-printf '                            +- region   %-9s %6s  (another DC, same region)\n' \
-	"${ADDR[region]}" "${DELAY[region]}"
-printf '                            +- xregion  %-9s %6s  (another region)\n' \
-	"${ADDR[xregion]}" "${DELAY[xregion]}"
+# The links are there: one ping to each peer also fills the ARP caches, so
+# the connections' first round trips measure the path alone.
+lead="host $HOST_IP -- router "
+branch="-+-"
+for p in $PEERS; do
+	rtt=$(ns host busybox ping -c 3 -i 0.2 -q "${ADDR[$p]}" | sed -nE 's|.* = ([0-9.]+)/.*|\1|p')
+	printf '       %s%s %-8s %-9s %6s each way, ping %s ms\n' \
+		"$lead" "$branch" "$p" "${ADDR[$p]}" "${DELAY[$p]}" "${rtt:-?}"
+	lead=${lead//?/ } branch=" +-"
+done
+say "(Without KVM, qemu adds a millisecond or more to every round trip.)"
 
 step "Tell the host where its peers are: the scope table"
 say "Prefixes map to a locality (rack, dc, region, xregion) with region and DC ids;" \
@@ -188,19 +199,20 @@ for p in $PEERS; do
 	ns "$p" python3 "$CONNS" server 0.0.0.0 "$PORT" >/dev/null 2>&1 &
 	wait_port "$p" "$PORT"
 done
+# one at a time: on one slow vCPU, parallel starts would skew the RTTs
 for p in $PEERS; do
 	rm -f "/tmp/ready-$p"
 	ns host python3 "$CONNS" client "${ADDR[$p]}" "$PORT" 1 "/tmp/ready-$p" --hold 3600 \
 		>/dev/null 2>&1 &
-done
-for p in $PEERS; do
 	for _ in $(seq 100); do [ -e "/tmp/ready-$p" ] && break; sleep 0.1; done
 	[ -e "/tmp/ready-$p" ] || { echo "   no connection to $p"; false; }
 done
 run ccactl -n host sock show
 show_ss
 say "rack, dc and region asked for ECN (their CCAs need it) and got it; bbr did not." \
-	"min_rto 1ms/2ms/10ms from the policy shows in the RTOs, instead of 200+ ms."
+	"The policy's min_rto keeps their RTOs far below Linux's 200 ms floor.  (The" \
+	"kernel counts it in timer ticks, 4 ms at 250 Hz: so 1ms reads as 4ms.)" \
+	"The RTTs are one handshake each on a busy emulated CPU: rough figures."
 expect rack=cca_dctcp/ecn dc=cca_dctcp/ecn region=dctcp/ecn xregion=bbr/noecn
 
 step "Policy v2, applied to live connections"
@@ -217,11 +229,12 @@ sleep 0.5
 sed 's/^/       /' "$MONITOR_LOG"
 run ccactl -n host sock show
 show_ss
-say "Sticky ECN: the region connection negotiated ECN at its handshake, and that" \
+say "dc moved to the kernel's dctcp (ECN and all) and xregion (no ECN) to cubic." \
+	"Sticky ECN: the region connection negotiated ECN at its handshake, and that" \
 	"cannot be undone.  In-tree cubic does not declare it can take an ECN" \
 	"connection, so ccaas refused to move it: '1 refused (ECN)' above, and sock" \
 	"show lists it on dctcp while its POLICY says cubic.  New region connections" \
-	"get cubic; 'force' would move this one anyway.  xregion had no ECN: it moved."
+	"get cubic; 'force' would move this one anyway."
 expect rack=cca_dctcp dc=dctcp region=dctcp xregion=cubic
 grep -q '^migrate generation .*, 2 migrated, 1 unchanged, 1 refused (ECN)' "$MONITOR_LOG"
 

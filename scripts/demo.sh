@@ -44,7 +44,7 @@ scripts/vm-run.sh -t 300 \
 	-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
 	-e "CCACTL=$root/tools/ccactl/ccactl" \
 	"$kver" -- "$root/demo/guest.sh" |
-	grep -avE '^\[ *[0-9]+\.[0-9]+\]|^ccaas-(vm|initramfs)|^(Run |Begin|Loading|Success)' ||
+	grep -avE --line-buffered '^\[ *[0-9]+\.[0-9]+\]|^ccaas-(vm|initramfs)|guest-init\.sh: line' ||
 	rc=${PIPESTATUS[0]}
 echo "==> VM finished in $(($(date +%s) - start)) s (exit status $rc)"
 exit "$rc"

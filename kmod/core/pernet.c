@@ -16,6 +16,7 @@ struct ccaas_net *ccaas_net(const struct net *net)
 {
 	return net_generic(net, ccaas_net_id);
 }
+EXPORT_SYMBOL_GPL(ccaas_net);
 
 static int __net_init ccaas_net_init(struct net *net)
 {

@@ -292,6 +292,7 @@ void ccaas_scope_lookup4(struct ccaas_net *cn, __be32 addr,
 	scope_result(e, res);
 	rcu_read_unlock();
 }
+EXPORT_SYMBOL_GPL(ccaas_scope_lookup4);
 
 void ccaas_scope_lookup6(struct ccaas_net *cn, const struct in6_addr *addr,
 			 struct ccaas_scope_result *res)

@@ -15,18 +15,38 @@
 
 #include <net/tcp.h>
 
+/*
+ * Signals a CCA notes as they happen and reads once per round (also what
+ * ccalog reports per round trip).
+ */
+enum {
+	CCAAS_ROUND_LOSS	= 1 << 0,	/* entered Recovery or Loss */
+	CCAAS_ROUND_ECE		= 1 << 1,	/* an ACK carried ECE */
+	CCAAS_ROUND_TX_START	= 1 << 2,	/* sending restarted after idle */
+	CCAAS_ROUND_SSTHRESH	= 1 << 3,	/* the stack asked for ssthresh */
+};
+
 struct ccaas_round {
 	u32 end_seq;		/* the round ends when snd_una reaches this */
 	u32 delivered;		/* tp->delivered at the start of the round */
 	u32 delivered_ce;	/* tp->delivered_ce at the start of the round */
+	u32 flags;		/* CCAAS_ROUND_* seen during the round */
 };
 
+/* Start a round: everything sent so far must be acknowledged to end it. */
 static inline void ccaas_round_start(struct ccaas_round *r,
 				     const struct tcp_sock *tp)
 {
 	r->end_seq = tp->snd_nxt;
 	r->delivered = tp->delivered;
 	r->delivered_ce = tp->delivered_ce;
+	r->flags = 0;
+}
+
+/* Record a CCAAS_ROUND_* signal for the current round. */
+static inline void ccaas_round_note(struct ccaas_round *r, u32 flag)
+{
+	r->flags |= flag;
 }
 
 /* True once the ACK that moved snd_una has closed the round. */

@@ -1,0 +1,178 @@
+#!/bin/bash
+# Guest side of bench/run.sh: runs inside scripts/vm-run.sh.
+#
+# Usage: guest.sh PART
+#   lookup    scope table vs FIB lookups at 1k, 10k and 100k prefixes
+#   selector  connect/close loops with and without the selector's work
+#   migrate   ccactl migrate over 10 000 established connections
+#
+# Environment (set by run.sh): CCAAS_ROOT, CCAAS_KO_DIR, CCACTL, BENCH_KO
+# (ccaas_bench.ko), BENCH_TOOL (conntool), BENCH_DATA (gen_data.py output),
+# RESULTS; optional BENCH_ROUNDS, BENCH_CONNECTS, BENCH_REPEATS,
+# BENCH_MIG_CONNS.
+#
+# Every figure is one line "BENCH <part> key=value ..." on stdout and in
+# $RESULTS/bench.txt; bench/report.py makes the tables.
+set -eu
+
+# shellcheck source=../tests/vm/lib.sh
+. "$CCAAS_ROOT/tests/vm/lib.sh"
+
+DBG=/sys/kernel/debug/ccaas_bench
+ROUNDS=${BENCH_ROUNDS:-15}
+CONNECTS=${BENCH_CONNECTS:-2000}
+REPEATS=${BENCH_REPEATS:-5}
+MIG_CONNS=${BENCH_MIG_CONNS:-10000}
+SERVER=$PAIR_B_IP
+
+# emit PART KEY=VALUE...: one result line
+emit() {
+	echo "BENCH $*" | tee -a "$RESULTS/bench.txt"
+}
+
+now_ns() { date +%s%N; }
+
+# ms_since T0: milliseconds since now_ns printed T0
+ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
+
+# in_netns NS CMD...: CMD in NS's network namespace only (unlike
+# `ip netns exec`, the mounts stay, debugfs included)
+in_netns() {
+	local n=$1
+	shift
+	nsenter --net="/run/netns/$n" "$@"
+}
+
+# ---- scope vs FIB ------------------------------------------------------------
+
+part_lookup() {
+	local size n t0 load_ms route_ms routes table line
+	load_ccaas
+	insmod "$BENCH_KO"
+	for size in 1000 10000 100000; do
+		n=t$size
+		netns_add "$n"
+		t0=$(now_ns)
+		table=$("$CCACTL" -s -n "$n" scope load "$BENCH_DATA/scope-$size.txt")
+		load_ms=$(ms_since "$t0")
+		t0=$(now_ns)
+		ip -n "$n" -force -batch "$BENCH_DATA/routes-$size.txt"
+		route_ms=$(ms_since "$t0")
+		routes=$(ip -n "$n" route show | wc -l)
+		emit lookup size="$size" setup=1 scope_load_ms="$load_ms" \
+			route_batch_ms="$route_ms" routes="$routes" \
+			scope_entries="${table%% entries*}"
+		cat "$BENCH_DATA/addrs-$size.bin" >"$DBG/addrs"
+		in_netns "$n" sh -c "echo $ROUNDS >$DBG/lookup"
+		while read -r line; do
+			emit lookup size="$size" "$line"
+		done <"$DBG/lookup"
+		ip netns del "$n"
+	done
+}
+
+# ---- selector ------------------------------------------------------------------
+
+# sel_config NAME: REPEATS timed loops of CONNECTS connects from a to b,
+# after one untimed warm-up loop
+sel_config() {
+	local r out
+	in_netns a "$BENCH_TOOL" loop "$SERVER" 7000 "$CONNECTS" >/dev/null
+	for r in $(seq "$REPEATS"); do
+		out=$(in_netns a "$BENCH_TOOL" loop "$SERVER" 7000 "$CONNECTS")
+		emit selector config="$1" run="$r" connects="${out% *}" ns="${out#* }"
+	done
+}
+
+# sel_check: a held connection shows that the selector chose its CCA
+sel_check() {
+	rm -f /tmp/sel_ready
+	in_netns a "$BENCH_TOOL" hold "$SERVER" 7001 1 /tmp/sel_ready &
+	for _ in $(seq 50); do [ -e /tmp/sel_ready ] && break; sleep 0.1; done
+	echo "selector check ($1):"
+	"$CCACTL" -n a sock show | sed 's/^/  /'
+	kill $!
+}
+
+part_selector() {
+	netns_pair a b
+	in_netns b "$BENCH_TOOL" server "$SERVER" 7000 rst &
+	in_netns b "$BENCH_TOOL" server "$SERVER" 7001 hold &
+	wait_port b 7000 && wait_port b 7001
+
+	sel_config none			# ccaas_core not loaded: no probe at all
+	load_ccaas
+	sel_config probe		# probe on, no policy anywhere
+	"$CCACTL" -n a scope add 10.0.0.0/24 locality dc
+	"$CCACTL" -n a policy set locality dc cca cubic >/dev/null
+	sel_check rule_1
+	sel_config rule_1		# a's rule matches, 1-prefix table
+	"$CCACTL" -n a scope load "$BENCH_DATA/scope-sel.txt"
+	[ "$("$CCACTL" -n a -j scope show 10.0.0.2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["locality"])')" = dc ]
+	sel_config rule_100k		# the same rule, 100 000-prefix table
+	sel_check rule_100k
+	"$CCACTL" -n a policy set default cca cubic >/dev/null
+	"$CCACTL" -n a scope flush
+	sel_config default_rule		# no scope match, the default rule
+	# back to no probe: does the baseline drift?
+	ip netns exec a "$CCACTL" policy show >/dev/null
+	netns_cleanup
+	rmmod ccaas_core
+	netns_pair a b
+	in_netns b "$BENCH_TOOL" server "$SERVER" 7000 rst &
+	wait_port b 7000
+	sel_config none_again
+}
+
+# ---- migration -------------------------------------------------------------------
+
+# mig_pass ROUND KIND TARGET: one timed `ccactl migrate`
+mig_pass() {
+	local t0 ms out
+	t0=$(now_ns)
+	out=$("$CCACTL" -n a -j migrate)
+	ms=$(ms_since "$t0")
+	emit migrate round="$1" pass="$2" target="$3" ccactl_ms="$ms" \
+		"kernel_$(tail -n 1 "$DBG/migrate")" \
+		reply="$(echo "$out" | tr -d ' \n')"
+}
+
+part_migrate() {
+	local r target t0 n
+	load_ccaas tcp_cca_dctcp
+	insmod "$BENCH_KO"
+	ulimit -n $((MIG_CONNS + 1000))
+	netns_pair a b
+	"$CCACTL" -n a scope add "$SERVER/32" locality dc
+	"$CCACTL" -n a policy set default cca cubic >/dev/null
+	in_netns b "$BENCH_TOOL" server "$SERVER" 7002 hold &
+	wait_port b 7002
+	t0=$(now_ns)
+	in_netns a "$BENCH_TOOL" hold "$SERVER" 7002 "$MIG_CONNS" /tmp/mig_ready &
+	while [ ! -e /tmp/mig_ready ]; do
+		kill -0 $! || { echo "conntool hold failed" >&2; return 1; }
+		sleep 0.5
+	done
+	n=$(ns a ss -Htn state established "( dport = :7002 )" | wc -l)
+	emit migrate setup=1 connections="$n" open_ms="$(ms_since "$t0")"
+	echo 1 >"$DBG/migrate"
+	for r in 1 2 3; do
+		target=cca_dctcp
+		[ $((r % 2)) = 1 ] || target=cubic
+		"$CCACTL" -n a policy set locality dc cca "$target" no_migrate >/dev/null
+		mig_pass "$r" move "$target"
+		mig_pass "$r" again "$target"
+		echo "after round $r: $(ns a ss -tinH state established "( dport = :7002 )" |
+			grep -oE ' (cubic|cca_dctcp[-a-z]*) ' | sort | uniq -c | tr '\n' ' ')"
+	done
+	echo 0 >"$DBG/migrate"
+}
+
+case "${1:-}" in
+lookup | selector | migrate) "part_$1" ;;
+*)
+	echo "usage: guest.sh lookup|selector|migrate" >&2
+	exit 2
+	;;
+esac
+emit done part="$1"

@@ -1,0 +1,108 @@
+#!/bin/bash
+# Benchmarks of the ccaas orchestration layer: scope lookup vs FIB lookup,
+# selector cost per connect, migration rate. See bench/README.md.
+#
+# Usage: bench/run.sh [-k KVERS] [-M MODES] [-p PARTS] [-o DIR]
+#   -k KVERS   kernels, comma separated, full or short (6.1,6.12);
+#              default: all pinned in scripts/versions.conf
+#   -M MODES   icount (qemu -icount shift=0,sleep=off: figures are guest
+#              instructions), wall (plain TCG: emulated time); default both
+#   -p PARTS   lookup, selector, migrate; default all
+#   -o DIR     where the runs go (default: a new directory under
+#              ${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts})
+#
+# Builds what it needs (core modules, ccactl, the bench module, conntool,
+# the prefix tables), boots one VM per kernel, mode and part (each limited
+# to 5 minutes), then prints the tables (bench/report.py) and keeps them in
+# DIR/report.txt.
+set -eu
+
+bench=$(cd "$(dirname "$0")" && pwd -P)
+root=$(dirname "$bench")
+cd "$root"
+# shellcheck source=../scripts/vm/common.sh
+. "$root/scripts/vm/common.sh"
+
+usage() {
+	sed -n '/^# Usage:/,/^#$/p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+kvers="" modes="icount wall" parts="lookup selector migrate" out=""
+while getopts "k:M:p:o:h" opt; do
+	case "$opt" in
+	k) kvers=${OPTARG//,/ } ;;
+	M) modes=${OPTARG//,/ } ;;
+	p) parts=${OPTARG//,/ } ;;
+	o) out=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+[ -n "$kvers" ] || kvers=$(ccaas_all_kvers)
+if [ -z "$out" ]; then
+	out=${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}/bench-$(date +%Y%m%d-%H%M%S)
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+
+# ---- build -------------------------------------------------------------------
+
+# Built files live under build/ in the work tree: the guest sees the host's
+# root, and the work tree (even under /tmp) at the same path.
+bdir=$root/build/bench
+mkdir -p "$bdir"
+make -s ccactl
+gcc -O2 -Wall -Wextra -o "$bdir/conntool" "$bench/conntool.c"
+python3 "$bench/gen_data.py" "$bdir/data"
+for k in $kvers; do
+	k=$(ccaas_resolve_kver "$k")
+	make -s "build/$k/.built"
+	mkdir -p "$bdir/$k"
+	cp "$bench/ccaas_bench.c" "$bench/Kbuild" "$bdir/$k/"
+	make -s -C "/usr/src/linux-headers-$k" M="$bdir/$k" \
+		CCAAS_TREE="$root/build/$k" \
+		KBUILD_EXTRA_SYMBOLS="$root/build/$k/Module.symvers" modules
+done
+
+# ---- icount ------------------------------------------------------------------
+
+# scripts/vm-run.sh passes no extra qemu arguments; for the icount runs a
+# qemu-system-x86_64 first on PATH adds them.
+qemu=$(command -v qemu-system-x86_64) || ccaas_die "qemu-system-x86_64 not found"
+wrap=$out/icount-bin
+mkdir -p "$wrap"
+printf '#!/bin/sh\nexec %q -icount shift=0,sleep=off "$@"\n' "$qemu" \
+	>"$wrap/qemu-system-x86_64"
+chmod +x "$wrap/qemu-system-x86_64"
+
+# ---- runs --------------------------------------------------------------------
+
+failed=0
+for k in $kvers; do
+	k=$(ccaas_resolve_kver "$k")
+	for mode in $modes; do
+		case "$mode" in
+		icount) path=$wrap:$PATH ;;
+		wall) path=$PATH ;;
+		*) ccaas_die "unknown mode '$mode' (icount, wall)" ;;
+		esac
+		for part in $parts; do
+			run=$out/$(ccaas_short_kver "$k")-$mode-$part
+			echo "bench: $k $mode $part -> $run" >&2
+			PATH=$path "$root/scripts/vm-run.sh" -q -t 300 -m 1024 -d "$run" \
+				-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$k" \
+				-e "CCACTL=$root/tools/ccactl/ccactl" \
+				-e "BENCH_KO=$bdir/$k/ccaas_bench.ko" \
+				-e "BENCH_TOOL=$bdir/conntool" -e "BENCH_DATA=$bdir/data" \
+				"$k" -- "$bench/guest.sh" "$part" ||
+				{
+					echo "bench: $k $mode $part FAILED (see $run)" >&2
+					failed=1
+				}
+		done
+	done
+done
+
+python3 "$bench/report.py" "$out" | tee "$out/report.txt"
+echo "bench: runs and report in $out" >&2
+exit "$failed"
