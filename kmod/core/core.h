@@ -57,7 +57,13 @@ int ccaas_cca_resolve(struct net *net, const char *name,
 		      struct ccaas_cca_ref *ref, struct netlink_ext_ack *extack);
 void ccaas_cca_ref_put(struct ccaas_cca_ref *ref);
 
+/* ext.c */
+int ccaas_ext_register(struct ccaas_cca *cca);
+void ccaas_ext_unregister(struct ccaas_cca *cca);
+
 /* registry.c */
+bool ccaas_cca_can_take(const struct tcp_congestion_ops *from,
+			const struct tcp_congestion_ops *to);
 const struct ccaas_cca *ccaas_registry_by_ops(const struct tcp_congestion_ops *ops);
 int ccaas_cca_param_check(const struct ccaas_cca *cca, const char *name,
 			  u32 value, const struct nlattr *attr,

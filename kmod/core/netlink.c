@@ -24,6 +24,39 @@ struct ccaas_fill_ctx {
 	int flags;
 };
 
+/* The CCA's parameter schema and takeover list, as nests. */
+static int ccaas_cca_fill_schema(struct sk_buff *skb,
+				 const struct ccaas_cca *cca)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	for (i = 0; i < cca->n_params; i++) {
+		const struct ccaas_param_spec *p = &cca->params[i];
+
+		nest = nla_nest_start(skb, CCAAS_A_CCA_PARAM);
+		if (!nest ||
+		    nla_put_string(skb, CCAAS_A_SPEC_NAME, p->name) ||
+		    nla_put_u32(skb, CCAAS_A_SPEC_MINIMUM, p->min) ||
+		    nla_put_u32(skb, CCAAS_A_SPEC_MAXIMUM, p->max) ||
+		    nla_put_u32(skb, CCAAS_A_SPEC_DEFAULT, p->def) ||
+		    (p->unit && nla_put_string(skb, CCAAS_A_SPEC_UNIT, p->unit)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	for (i = 0; i < cca->n_takeover; i++) {
+		const struct ccaas_takeover *t = &cca->takeover[i];
+
+		nest = nla_nest_start(skb, CCAAS_A_CCA_TAKEOVER);
+		if (!nest ||
+		    nla_put_string(skb, CCAAS_A_TAKEOVER_NAME, t->name) ||
+		    nla_put_u32(skb, CCAAS_A_TAKEOVER_MIN_VERSION, t->min_version))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
 static int ccaas_cca_fill(struct sk_buff *skb, const struct ccaas_cca *cca,
 			  void *arg)
 {
@@ -41,7 +74,11 @@ static int ccaas_cca_fill(struct sk_buff *skb, const struct ccaas_cca *cca,
 	    nla_put_u32(skb, CCAAS_A_CCA_VERSION, cca->version) ||
 	    nla_put_u32(skb, CCAAS_A_CCA_FEATURES, cca->features) ||
 	    nla_put_string(skb, CCAAS_A_CCA_MODULE, owner) ||
-	    nla_put_u32(skb, CCAAS_A_CCA_FLAGS, ops->flags)) {
+	    nla_put_u32(skb, CCAAS_A_CCA_FLAGS, ops->flags) ||
+	    nla_put_u32(skb, CCAAS_A_CCA_EXT_SIZE, cca->ext_size) ||
+	    (cca->fallback_ops &&
+	     nla_put_string(skb, CCAAS_A_CCA_FALLBACK, cca->fallback_ops->name)) ||
+	    ccaas_cca_fill_schema(skb, cca)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -78,9 +78,14 @@ int ccaas_cca_register(struct ccaas_cca *cca)
 		err = -EEXIST;
 		goto unlock;
 	}
-	err = tcp_register_congestion_control(cca->ops);
+	err = ccaas_ext_register(cca);
 	if (err)
 		goto unlock;
+	err = tcp_register_congestion_control(cca->ops);
+	if (err) {
+		ccaas_ext_unregister(cca);
+		goto unlock;
+	}
 	list_add_tail_rcu(&cca->node, &ccaas_registry);
 	pr_info("ccaas: registered %s %u.%u.%u\n", cca->ops->name,
 		CCAAS_VERSION_MAJOR(cca->version),
@@ -106,6 +111,7 @@ void ccaas_cca_unregister(struct ccaas_cca *cca)
 	mutex_unlock(&ccaas_registry_lock);
 	/* Waits for an RCU grace period, which also covers our readers. */
 	tcp_unregister_congestion_control(cca->ops);
+	ccaas_ext_unregister(cca);
 }
 EXPORT_SYMBOL_GPL(ccaas_cca_unregister);
 
@@ -137,6 +143,39 @@ const struct ccaas_cca *ccaas_registry_by_ops(const struct tcp_congestion_ops *o
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+/*
+ * May a socket on @from move to @to? Only if @to lists no takeover sources,
+ * or lists @from's CCA at a version no newer than @from's. A CCA not built
+ * on ccaas has version 0.
+ */
+bool ccaas_cca_can_take(const struct tcp_congestion_ops *from,
+			const struct tcp_congestion_ops *to)
+{
+	const struct ccaas_cca *src, *dst;
+	bool ok = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	dst = ccaas_registry_by_ops(to);
+	if (!dst || !dst->n_takeover) {
+		ok = true;
+		goto out;
+	}
+	src = ccaas_registry_by_ops(from);
+	for (i = 0; i < dst->n_takeover; i++) {
+		const struct ccaas_takeover *t = &dst->takeover[i];
+
+		if (!strcmp(t->name, src ? src->ops->name : from->name) &&
+		    (src ? src->version : 0) >= t->min_version) {
+			ok = true;
+			break;
+		}
+	}
+out:
+	rcu_read_unlock();
+	return ok;
 }
 
 /**

@@ -10,11 +10,13 @@
  * a zeroed private area, init of the new one, and ECT on outgoing packets
  * exactly when the CCA the socket ends up on asks for ECN.
  *
- * Sticky ECN: ECN is negotiated once, at the handshake. A socket that
+ * Compatibility. Sticky ECN: ECN is negotiated once, at the handshake. A socket that
  * negotiated it may only move to a CCA that declares CCAAS_CCA_F_ECN_OK, one
  * that did not only to a CCA that declares CCAAS_CCA_F_NONECN_OK. CCAs not
  * built on ccaas declare nothing; for them, asking for ECN counts as
- * ECN_OK and not asking as NONECN_OK.
+ * ECN_OK and not asking as NONECN_OK. A CCA may also list the CCAs (and
+ * oldest versions) it can take sockets over from; a move from anything
+ * else is refused like an ECN mismatch.
  */
 #include <linux/bpf.h>
 #include <linux/module.h>
@@ -66,14 +68,19 @@ static u32 ccaas_ops_features(const struct tcp_congestion_ops *ops)
 	return CCAAS_CCA_F_NONECN_OK;
 }
 
+/*
+ * May @sk move to @ops? The sticky-ECN rule, and @ops' own list of CCAs it
+ * can take sockets over from.
+ */
 bool ccaas_ecn_compatible(const struct sock *sk,
 			  const struct tcp_congestion_ops *ops)
 {
 	u32 features = ccaas_ops_features(ops);
+	u32 need = tcp_sk(sk)->ecn_flags & TCP_ECN_OK ? CCAAS_CCA_F_ECN_OK :
+			CCAAS_CCA_F_NONECN_OK;
 
-	if (tcp_sk(sk)->ecn_flags & TCP_ECN_OK)
-		return features & CCAAS_CCA_F_ECN_OK;
-	return features & CCAAS_CCA_F_NONECN_OK;
+	return (features & need) &&
+	       ccaas_cca_can_take(inet_csk(sk)->icsk_ca_ops, ops);
 }
 
 /*
@@ -97,7 +104,8 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
 	unsigned int i;
 
 	BUILD_BUG_ON(sizeof(struct ccaas_sock) > ICSK_CA_PRIV_SIZE);
-	memset(cs, 0, sizeof(*cs));
+	/* Everything but the extension pointer, which the CCA owns. */
+	memset(cs, 0, offsetof(struct ccaas_sock, ext));
 	cs->generation = generation;
 	if (rule->knobs & CCAAS_KNOB_INIT_CWND)
 		cs->init_cwnd = rule->init_cwnd;

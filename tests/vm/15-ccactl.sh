@@ -53,13 +53,21 @@ test_ccactl_show_text() {
 version   1.0.0
 features  needs_ecn,ecn_ok,nonecn_ok
 module    tcp_cca_dctcp
-flags     0x2 (needs_ecn)'
+flags     0x2 (needs_ecn)
+ext_size  0 bytes per socket
+fallback  cca_dctcp-reno
+params    NAME MIN MAX DEFAULT UNIT
+          shift_g 0 10 4 log2(1/g)
+          alpha_on_init 0 1024 1024 1/1024
+takeover  any'
 	[ "$("$CCACTL" cca show cca_dctcp)" = "$want" ] ||
 		fail ccactl_show_text "got: $("$CCACTL" cca show cca_dctcp)"
 }
 
 test_ccactl_show_json() {
-	"$CCACTL" -j cca show cca_dctcp | json_is 'j["name"] == "cca_dctcp" and j["flags"] == 2'
+	"$CCACTL" -j cca show cca_dctcp | json_is '(j["name"] == "cca_dctcp" and j["flags"] == 2
+		and j["fallback"] == "cca_dctcp-reno" and j["takeover"] == []
+		and j["params"][0] == {"name": "shift_g", "min": 0, "max": 10, "default": 4, "unit": "log2(1/g)"})'
 }
 
 # Kernel refusal: extack text on stderr, nothing on stdout, exit 2.

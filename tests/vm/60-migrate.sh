@@ -85,25 +85,26 @@ test_migrate_sticky_ecn() {
 }
 
 # A live transfer is moved twice (policy set, rollback) and still completes.
+# Migration is done when ccactl returns, so each check follows at once; the
+# transfer is long enough to outlast a slow emulated CPU.
 test_migrate_live_transfer_and_rollback() {
-	local json gen bps retrans
+	local json gen bps retrans live
 	mig_setup || return 1
 	"$CCACTL" -n a policy set locality dc cca cubic >/dev/null || return 1
 	gen=$("$CCACTL" -n a -j policy show | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')
 	json=$RESULTS/migrate-live.json
 	iperf_server b 5201 || return 1
-	iperf_client a "$PAIR_B_IP" 6 "$json" &
+	iperf_client a "$PAIR_B_IP" 12 "$json" &
+	live=$!
 	sleep 2
 	"$CCACTL" -n a policy set locality dc cca cca_dctcp >/dev/null || return 1
-	sleep 0.5
 	ns a ss -tinH state established '( dport = :5201 )' | grep -q 'cca_dctcp' ||
 		fail migrate_live_transfer_and_rollback "live transfer not moved" || return 1
 	sleep 1
 	"$CCACTL" -n a policy rollback "$gen" >/dev/null || return 1
-	sleep 0.5
 	[ "$(ns a ss -tinH state established '( dport = :5201 )' | grep -c ' cubic ')" -ge 1 ] ||
-		fail migrate_live_transfer_and_rollback "rollback did not restore cubic" || return 1
-	wait $! || fail migrate_live_transfer_and_rollback "iperf3 failed" || return 1
+		fail migrate_live_transfer_and_rollback "rollback did not restore cubic: $(ns a ss -tinH '( dport = :5201 )')" || return 1
+	wait $live || fail migrate_live_transfer_and_rollback "iperf3 failed" || return 1
 	read -r bps retrans < <(iperf_summary "$json")
 	echo "live transfer across two migrations: $bps bit/s, $retrans retransmits"
 	[ "$bps" -gt 10000000 ] || fail migrate_live_transfer_and_rollback "only $bps bit/s"

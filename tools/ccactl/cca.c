@@ -25,12 +25,97 @@
 
 #define CCA_MODULE_MAX	64	/* > the kernel's MODULE_NAME_LEN */
 
+#define CCA_SCHEMA_MAX	16	/* parameters / takeover entries kept */
+#define CCA_UNIT_MAX	32
+
+struct cca_param {
+	char name[CCAAS_PARAM_NAME_MAX];
+	char unit[CCA_UNIT_MAX];
+	uint32_t min, max, def;
+};
+
+struct cca_takeover {
+	char name[CCAAS_CCA_NAME_MAX];
+	uint32_t min_version;
+};
+
 struct cca_info {
 	char name[CCAAS_CCA_NAME_MAX];
 	char module[CCA_MODULE_MAX];
-	uint32_t version, features, flags;
-	bool has_version, has_features, has_module, has_flags;
+	char fallback[CCAAS_CCA_NAME_MAX];
+	uint32_t version, features, flags, ext_size;
+	bool has_version, has_features, has_module, has_flags, has_ext_size;
+	unsigned int n_params, n_takeover;
+	struct cca_param params[CCA_SCHEMA_MAX];
+	struct cca_takeover takeover[CCA_SCHEMA_MAX];
 };
+
+/* Copy a string attribute into @buf; -EBADMSG if invalid or too long. */
+static int attr_str(const struct nlattr *a, char *buf, size_t len)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
+	    strlen(mnl_attr_get_str(a)) >= len)
+		return -EBADMSG;
+	snprintf(buf, len, "%s", mnl_attr_get_str(a));
+	return 0;
+}
+
+static int attr_u32(const struct nlattr *a, uint32_t *v)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return -EBADMSG;
+	*v = mnl_attr_get_u32(a);
+	return 0;
+}
+
+/* One CCAAS_A_CCA_PARAM nest. */
+static int cca_parse_param(const struct nlattr *nest, struct cca_param *p)
+{
+	const struct nlattr *a;
+	int err = 0;
+
+	memset(p, 0, sizeof(*p));
+	mnl_attr_for_each_nested(a, nest) {
+		switch (mnl_attr_get_type(a)) {
+		case CCAAS_A_SPEC_NAME:
+			err = attr_str(a, p->name, sizeof(p->name));
+			break;
+		case CCAAS_A_SPEC_MINIMUM:
+			err = attr_u32(a, &p->min);
+			break;
+		case CCAAS_A_SPEC_MAXIMUM:
+			err = attr_u32(a, &p->max);
+			break;
+		case CCAAS_A_SPEC_DEFAULT:
+			err = attr_u32(a, &p->def);
+			break;
+		case CCAAS_A_SPEC_UNIT:
+			err = attr_str(a, p->unit, sizeof(p->unit));
+			break;
+		}
+		if (err)
+			return err;
+	}
+	return p->name[0] ? 0 : -EBADMSG;
+}
+
+/* One CCAAS_A_CCA_TAKEOVER nest. */
+static int cca_parse_takeover(const struct nlattr *nest, struct cca_takeover *t)
+{
+	const struct nlattr *a;
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == CCAAS_A_TAKEOVER_NAME)
+			err = attr_str(a, t->name, sizeof(t->name));
+		else if (mnl_attr_get_type(a) == CCAAS_A_TAKEOVER_MIN_VERSION)
+			err = attr_u32(a, &t->min_version);
+		if (err)
+			return err;
+	}
+	return t->name[0] ? 0 : -EBADMSG;
+}
 
 struct bit_name {
 	uint32_t bit;
@@ -131,6 +216,27 @@ static int cca_parse(const struct nlmsghdr *nlh, struct cca_info *ci)
 			ci->flags = mnl_attr_get_u32(a);
 			ci->has_flags = true;
 			break;
+		case CCAAS_A_CCA_EXT_SIZE:
+			if (attr_u32(a, &ci->ext_size))
+				return -EBADMSG;
+			ci->has_ext_size = true;
+			break;
+		case CCAAS_A_CCA_FALLBACK:
+			if (attr_str(a, ci->fallback, sizeof(ci->fallback)))
+				return -EBADMSG;
+			break;
+		case CCAAS_A_CCA_PARAM:
+			if (ci->n_params == CCA_SCHEMA_MAX)
+				break;
+			if (cca_parse_param(a, &ci->params[ci->n_params++]))
+				return -EBADMSG;
+			break;
+		case CCAAS_A_CCA_TAKEOVER:
+			if (ci->n_takeover == CCA_SCHEMA_MAX)
+				break;
+			if (cca_parse_takeover(a, &ci->takeover[ci->n_takeover++]))
+				return -EBADMSG;
+			break;
 		default:	/* newer kernel: ignore what we do not know */
 			break;
 		}
@@ -142,7 +248,52 @@ static int cca_parse(const struct nlmsghdr *nlh, struct cca_info *ci)
  * One CCA as a JSON object, or as "key value" lines in text mode.
  * Attributes the kernel did not send are left out of JSON, "-" in text.
  */
-static void cca_print(const struct cca_info *ci)
+/* `cca show` only: extension size, fallback, parameter schema, takeover. */
+static void cca_print_detail(const struct cca_info *ci)
+{
+	char ver[32];
+	unsigned int i;
+
+	if (ci->has_ext_size)
+		print_uint(PRINT_ANY, "ext_size", "ext_size  %llu bytes per socket\n",
+			   ci->ext_size);
+	print_string(PRINT_ANY, "fallback", "fallback  %s\n",
+		     ci->fallback[0] ? ci->fallback : "-");
+
+	if (!print_is_json())
+		print_text(ci->n_params ? "params    NAME MIN MAX DEFAULT UNIT\n" :
+			   "params    -\n");
+	open_json_array("params");
+	for (i = 0; i < ci->n_params; i++) {
+		const struct cca_param *p = &ci->params[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "name", "          %s", p->name);
+		print_uint(PRINT_ANY, "min", " %llu", p->min);
+		print_uint(PRINT_ANY, "max", " %llu", p->max);
+		print_uint(PRINT_ANY, "default", " %llu", p->def);
+		print_string(PRINT_ANY, "unit", " %s\n", p->unit[0] ? p->unit : "-");
+		close_json_object();
+	}
+	close_json_array();
+
+	if (!print_is_json())
+		print_text("takeover  %s", ci->n_takeover ? "" : "any\n");
+	open_json_array("takeover");
+	for (i = 0; i < ci->n_takeover; i++) {
+		const struct cca_takeover *t = &ci->takeover[i];
+
+		version_string(t->min_version, ver, sizeof(ver));
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "name", "%s", t->name);
+		print_string(PRINT_ANY, "min_version", " >= %s", ver);
+		print_text(i + 1 < ci->n_takeover ? ", " : "\n");
+		close_json_object();
+	}
+	close_json_array();
+}
+
+static void cca_print(const struct cca_info *ci, bool detail)
 {
 	char buf[160], hex[16];
 	uint32_t bit;
@@ -184,6 +335,8 @@ static void cca_print(const struct cca_info *ci)
 	} else {
 		print_text("flags     -\n");
 	}
+	if (detail)
+		cca_print_detail(ci);
 	close_json_object();
 }
 
@@ -287,7 +440,7 @@ static int cca_list(int argc, char **argv)
 	if (print_is_json()) {
 		open_json_array(NULL);
 		for (i = 0; i < vec.n; i++)
-			cca_print(&vec.v[i]);
+			cca_print(&vec.v[i], false);
 		close_json_array();
 	} else {
 		ret = cca_list_text(&vec);
@@ -342,7 +495,7 @@ static int cca_show(int argc, char **argv)
 	}
 
 	print_begin(stdout, ccactl_opts.json, ccactl_opts.pretty);
-	cca_print(&one.info);
+	cca_print(&one.info, true);
 	print_end();
 	return CCACTL_EXIT_OK;
 }

@@ -69,9 +69,36 @@ enum {
 	CCAAS_A_CCA_FEATURES,		/* u32, enum ccaas_cca_feature */
 	CCAAS_A_CCA_MODULE,		/* string: owning kernel module */
 	CCAAS_A_CCA_FLAGS,		/* u32: tcp_congestion_ops flags (TCP_CONG_*) */
+	CCAAS_A_CCA_EXT_SIZE,		/* u32: extension bytes per socket */
+	CCAAS_A_CCA_PARAM,		/* nest (multi): CCAAS_A_SPEC_* */
+	CCAAS_A_CCA_TAKEOVER,		/* nest (multi): CCAAS_A_TAKEOVER_* */
+	CCAAS_A_CCA_FALLBACK,		/* string: name of the fallback ops */
 
 	__CCAAS_A_CCA_MAX,
 	CCAAS_A_CCA_MAX = (__CCAAS_A_CCA_MAX - 1)
+};
+
+/* One parameter of a CCA's schema (all parameters are u32). */
+enum {
+	CCAAS_A_SPEC_UNSPEC,
+	CCAAS_A_SPEC_NAME,		/* string */
+	CCAAS_A_SPEC_MINIMUM,		/* u32 */
+	CCAAS_A_SPEC_MAXIMUM,		/* u32 */
+	CCAAS_A_SPEC_DEFAULT,		/* u32 */
+	CCAAS_A_SPEC_UNIT,		/* string */
+
+	__CCAAS_A_SPEC_MAX,
+	CCAAS_A_SPEC_MAX = (__CCAAS_A_SPEC_MAX - 1)
+};
+
+/* A CCA (and minimum version) a CCA may take sockets over from. */
+enum {
+	CCAAS_A_TAKEOVER_UNSPEC,
+	CCAAS_A_TAKEOVER_NAME,		/* string */
+	CCAAS_A_TAKEOVER_MIN_VERSION,	/* u32, CCAAS_VERSION() */
+
+	__CCAAS_A_TAKEOVER_MAX,
+	CCAAS_A_TAKEOVER_MAX = (__CCAAS_A_TAKEOVER_MAX - 1)
 };
 
 /* A scope table entry: prefix to locality, region and DC. */

@@ -33,6 +33,16 @@ struct ccaas_param_spec {
 };
 
 /**
+ * struct ccaas_takeover - a CCA this one may take sockets over from
+ * @name: that CCA's name
+ * @min_version: its oldest version whose sockets this CCA can continue
+ */
+struct ccaas_takeover {
+	const char *name;
+	u32 min_version;
+};
+
+/**
  * struct ccaas_cca - a CCA as the core knows it
  * @ops: the congestion control operations; @ops->name is the CCA's name
  * @fallback_ops: optional ops the CCA moves a socket to by itself (from the
@@ -41,6 +51,11 @@ struct ccaas_param_spec {
  * @version: CCAAS_VERSION(major, minor, patch)
  * @features: enum ccaas_cca_feature bits
  * @params: the CCA's parameter schema, @n_params entries
+ * @takeover: CCAs it may take sockets over from, @n_takeover entries; none
+ *	means any (subject to the ECN rules)
+ * @ext_size: bytes of per-socket extension state (see ccaas_ext_alloc()),
+ *	0 if the private area is enough
+ * @ext_cache: the core's slab cache for the extension state
  * @node: core-private list linkage
  */
 struct ccaas_cca {
@@ -50,11 +65,25 @@ struct ccaas_cca {
 	u32 features;
 	const struct ccaas_param_spec *params;
 	unsigned int n_params;
+	const struct ccaas_takeover *takeover;
+	unsigned int n_takeover;
+	unsigned int ext_size;
+	struct kmem_cache *ext_cache;
 	struct list_head node;
 };
 
 int ccaas_cca_register(struct ccaas_cca *cca);
 void ccaas_cca_unregister(struct ccaas_cca *cca);
+
+/*
+ * Per-socket extension state, for CCAs whose state does not fit the
+ * private area: allocate in init() (any context: passive opens run it in
+ * softirq, so GFP_ATOMIC), free in release(). The pointer lives in the
+ * core's header (struct ccaas_sock). Freeing is NULL-safe and idempotent:
+ * release() can run without init() and twice after tcp_disconnect().
+ */
+void *ccaas_ext_alloc(struct sock *sk, const struct ccaas_cca *cca);
+void ccaas_ext_free(struct sock *sk, const struct ccaas_cca *cca);
 
 /* For in-kernel tests: the registered CCA called @name, or NULL. */
 const struct ccaas_cca *ccaas_cca_lookup(const char *name);

@@ -26,6 +26,7 @@
  * @tso_segs: TSO segment floor, 0 for net.ipv4.tcp_min_tso_segs
  * @param_set: bit i set when @params[i] holds a rule's value
  * @params: values of the CCA's first CCAAS_SOCK_PARAMS schema parameters
+ * @ext: the CCA's extension state (ccaas_ext_alloc()), or NULL
  */
 struct ccaas_sock {
 	u32 generation;
@@ -33,11 +34,18 @@ struct ccaas_sock {
 	u8 tso_segs;
 	u8 param_set;
 	u32 params[CCAAS_SOCK_PARAMS];
+	void *ext;
 };
 
 static inline struct ccaas_sock *ccaas_sock(const struct sock *sk)
 {
 	return inet_csk_ca(sk);
+}
+
+/* The CCA's extension state; the CCA allocated it in init(). */
+static inline void *ccaas_sock_ext(const struct sock *sk)
+{
+	return ccaas_sock(sk)->ext;
 }
 
 /* Parameter @i of the CCA's schema: the rule's value, else @def. */
