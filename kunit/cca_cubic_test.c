@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of cca_cubic: the shared Cubic growth helpers of
+ * <ccaas/cubic.h>, and the registered CCA's own callbacks driven by
+ * synthetic ACK sequences on a bare tcp_sock.
+ */
+#include <kunit/test.h>
+#include <linux/inet_diag.h>
+#include <linux/win_minmax.h>
+#include <net/tcp.h>
+
+#include <ccaas/ccaas.h>
+#include <ccaas/cubic.h>
+#include <ccaas/ecn.h>
+
+#define C_RFC		CCAAS_CUBIC_C_DEFAULT
+#define BETA_RFC	CCAAS_CUBIC_BETA_DEFAULT
+
+/* --- the shared helpers of <ccaas/cubic.h> -------------------------------- */
+
+static const struct ccaas_cubic_cfg cfg_plain = {
+	.c = C_RFC, .beta = BETA_RFC,
+};
+
+static const struct ccaas_cubic_cfg cfg_friendly = {
+	.c = C_RFC, .beta = BETA_RFC, .fast_convergence = 1, .tcp_friendly = 1,
+};
+
+static void helper_cbrt_exact(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(0), 0U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(1), 1U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(7), 1U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(8), 2U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(26), 2U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(27), 3U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(1000000000000000000ULL), 1000000U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(999999999999999999ULL), 999999U);
+	/* floor(cbrt(2^64 - 1)) = 2642245 */
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_cbrt(U64_MAX), 2642245U);
+}
+
+static void helper_k_for_known_w_max(struct kunit *test)
+{
+	/* K = cbrt((1000 - 700) / 0.4004) s = 9.0825 s, to a tick (~1 ms) */
+	u32 k = ccaas_cubic_k_us(C_RFC, 1000, 700);
+
+	KUNIT_EXPECT_GE(test, k, 9081000U);
+	KUNIT_EXPECT_LE(test, k, 9084000U);
+	/* a beta cut from 100: cbrt(30 / 0.4004) = 4.2155 s */
+	k = ccaas_cubic_k_us(C_RFC, 100, 70);
+	KUNIT_EXPECT_GE(test, k, 4214000U);
+	KUNIT_EXPECT_LE(test, k, 4217000U);
+	/* an ECN cut by 12 % has a shorter way back: cbrt(12 / C) = 3.1055 s */
+	k = ccaas_cubic_k_us(C_RFC, 100, 88);
+	KUNIT_EXPECT_GE(test, k, 3104000U);
+	KUNIT_EXPECT_LE(test, k, 3107000U);
+	/* at or above the plateau: no way back */
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_k_us(C_RFC, 100, 100), 0U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_k_us(C_RFC, 100, 120), 0U);
+}
+
+static void helper_curve_shape(struct kunit *test)
+{
+	s32 k = ccaas_cubic_k_us(C_RFC, 1000, 700);
+	u32 w[9];
+	int i;
+
+	/* W at -K, -3K/4, ..., +K */
+	for (i = 0; i < 9; i++)
+		w[i] = ccaas_cubic_window(C_RFC, 1000, (i - 4) * (k / 4));
+	KUNIT_EXPECT_EQ(test, w[0], 700U);
+	KUNIT_EXPECT_EQ(test, w[4], 1000U);
+	KUNIT_EXPECT_GE(test, w[8], 1299U);
+	KUNIT_EXPECT_LE(test, w[8], 1300U);
+	for (i = 1; i < 4; i++) {
+		/* concave below W_max: each step climbs less */
+		KUNIT_EXPECT_LT(test, w[i + 1] - w[i], w[i] - w[i - 1]);
+		/* convex above: each step climbs more (mirror image) */
+		KUNIT_EXPECT_GT(test, w[i + 5] - w[i + 4], w[i + 4] - w[i + 3]);
+	}
+	/* flat around W_max: 1 s either side moves it by C = 0.4 packet */
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_window(C_RFC, 1000, -1000000), 999U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_window(C_RFC, 1000, 1000000), 1000U);
+	/* never negative */
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_window(C_RFC, 10, S32_MIN), 0U);
+}
+
+static void helper_beta_and_fast_convergence(struct kunit *test)
+{
+	struct ccaas_cubic cc = {};
+
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_beta_cwnd(100, BETA_RFC), 70U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_beta_cwnd(1000, BETA_RFC), 700U);
+	KUNIT_EXPECT_EQ(test, ccaas_cubic_beta_cwnd(2, BETA_RFC), 2U);
+
+	/* first reduction: W_max is the window it started from */
+	ccaas_cubic_on_reduction(&cc, &cfg_friendly, 1000, 700);
+	KUNIT_EXPECT_EQ(test, cc.w_max, 1000U);
+	KUNIT_EXPECT_EQ(test, cc.w_est, 0U);
+	/* below the old W_max: the midpoint between cwnd and target */
+	ccaas_cubic_on_reduction(&cc, &cfg_friendly, 900, 630);
+	KUNIT_EXPECT_EQ(test, cc.w_max, 765U);
+	/* without fast convergence: cwnd */
+	cc.w_max = 1000;
+	ccaas_cubic_on_reduction(&cc, &cfg_plain, 900, 630);
+	KUNIT_EXPECT_EQ(test, cc.w_max, 900U);
+	/* undo restores the plateau and restarts the epoch */
+	ccaas_cubic_undo(&cc, 1000);
+	KUNIT_EXPECT_EQ(test, cc.w_max, 1000U);
+	KUNIT_EXPECT_EQ(test, cc.w_est, 0U);
+}
+
+/*
+ * Run @rounds round trips of @rtt_us on @cc from @cwnd, one ACK per packet;
+ * returns the final cwnd.
+ */
+static u32 helper_run(struct ccaas_cubic *cc, const struct ccaas_cubic_cfg *cfg,
+		      u32 cwnd, u32 *now, u32 rtt_us, int rounds)
+{
+	while (rounds--) {
+		u32 n = cwnd, grow = 0, i;
+
+		for (i = 0; i < n; i++) {
+			*now += rtt_us / n;
+			grow += ccaas_cubic_grow(cc, cfg, cwnd + grow, 1, *now,
+						 rtt_us);
+		}
+		cwnd += grow;
+	}
+	return cwnd;
+}
+
+static void helper_tcp_friendly_small_window(struct kunit *test)
+{
+	struct ccaas_cubic cc = {};
+	u32 now = 1, cwnd;
+
+	/* 14 -> 9 on a 1 ms path: Cubic alone needs K = 2.3 s to recover */
+	ccaas_cubic_on_reduction(&cc, &cfg_plain, 14, 9);
+	cwnd = helper_run(&cc, &cfg_plain, 9, &now, 1000, 20);
+	KUNIT_EXPECT_LE(test, cwnd, 10U);
+
+	/* Reno grows 3 * 0.3 / 1.7 = 0.53 packet per RTT: ~+10 in 20 RTTs */
+	ccaas_cubic_reset(&cc);
+	ccaas_cubic_on_reduction(&cc, &cfg_friendly, 14, 9);
+	cwnd = helper_run(&cc, &cfg_friendly, 9, &now, 1000, 20);
+	KUNIT_EXPECT_GE(test, cwnd, 17U);
+	KUNIT_EXPECT_LE(test, cwnd, 21U);
+}
+
+static void helper_growth_bounded(struct kunit *test)
+{
+	struct ccaas_cubic cc = {};
+	u32 now = 1, cwnd;
+
+	/* far beyond the plateau the target is huge: +50 % per RTT at most */
+	cc.w_max = 10;
+	cwnd = helper_run(&cc, &cfg_plain, 10, &now, 1000, 1);
+	now += 200 * USEC_PER_SEC;
+	cwnd = helper_run(&cc, &cfg_plain, 100, &now, 1000, 1);
+	KUNIT_EXPECT_EQ(test, cwnd, 150U);
+	/* never more than one per two packets ACKed (one may be left over) */
+	KUNIT_EXPECT_LE(test, ccaas_cubic_grow(&cc, &cfg_plain, cwnd, 9, now,
+					       1000), 5U);
+}
+
+static void helper_idle_shifts_the_curve(struct kunit *test)
+{
+	struct ccaas_cubic cc = {};
+	u32 now = 1000, t_k;
+
+	ccaas_cubic_on_reduction(&cc, &cfg_plain, 100, 70);
+	ccaas_cubic_grow(&cc, &cfg_plain, 70, 1, now, 0);
+	t_k = cc.t_k;
+	KUNIT_EXPECT_EQ(test, t_k - now, ccaas_cubic_k_us(C_RFC, 100, 70));
+	ccaas_cubic_idle(&cc, 5000000);
+	KUNIT_EXPECT_EQ(test, cc.t_k, t_k + 5000000);
+	/* idle for minutes: a fresh epoch instead */
+	ccaas_cubic_idle(&cc, 300 * USEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, cc.w_est, 0U);
+}
+
+/* --- the registered CCA on a synthetic socket --------------------------- */
+
+#define MSS	1000
+
+struct cubic_fixture {
+	const struct tcp_congestion_ops *ops;
+	struct tcp_sock *tp;
+	struct sock *sk;
+};
+
+static int cubic_fixture_init(struct kunit *test)
+{
+	const struct ccaas_cca *cca = ccaas_cca_lookup("cca_cubic");
+	struct cubic_fixture *f;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, cca, "cca_cubic is not registered");
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->tp = kunit_kzalloc(test, sizeof(*f->tp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->tp);
+	f->ops = cca->ops;
+	f->sk = (struct sock *)f->tp;
+	f->sk->sk_family = AF_INET;
+	f->sk->sk_state = TCP_ESTABLISHED;
+	f->tp->mss_cache = MSS;
+	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
+	f->tp->snd_cwnd_clamp = ~0U;
+	f->tp->is_cwnd_limited = 1;
+	f->tp->max_packets_out = ~0U;
+	f->tp->tcp_mstamp = USEC_PER_SEC;
+	tcp_snd_cwnd_set(f->tp, 100);
+	f->tp->snd_una = 1;
+	f->tp->snd_nxt = 1;
+	test->priv = f;
+	return 0;
+}
+
+/* Start the CCA on the socket, as the stack does after the handshake. */
+static void start(struct cubic_fixture *f, bool ecn, u32 min_rtt_us)
+{
+	f->tp->ecn_flags = ecn ? TCP_ECN_OK : 0;
+	minmax_reset(&f->tp->rtt_min, 0, min_rtt_us);
+	inet_csk(f->sk)->icsk_ca_ops = f->ops;
+	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
+	f->ops->init(f->sk);
+}
+
+static u8 ca_state(struct cubic_fixture *f)
+{
+	return inet_csk(f->sk)->icsk_ca_state;
+}
+
+/* The stack's tcp_set_ca_state(): the CCA hears of it first. */
+static void set_state(struct cubic_fixture *f, u8 state)
+{
+	f->ops->set_state(f->sk, state);
+	inet_csk(f->sk)->icsk_ca_state = state;
+}
+
+/* Send @pkts packets: they form the next round. */
+static void send(struct cubic_fixture *f, u32 pkts)
+{
+	f->tp->snd_nxt += pkts * MSS;
+}
+
+/*
+ * One ACK for @pkts packets, @ce of them CE-marked, with ECE if @ece, @us
+ * after the previous one. Runs what tcp_ack() runs for a CCA without
+ * cong_control: in_ack_event(), then on ECE tcp_enter_cwr() (ssthresh() and
+ * CWR, if not already reducing), then, if @grow and the state is Open,
+ * cong_avoid().
+ */
+static void ack(struct cubic_fixture *f, u32 pkts, u32 ce, bool ece,
+		bool grow, u32 us)
+{
+	f->tp->tcp_mstamp += us;
+	f->tp->snd_una += pkts * MSS;
+	f->tp->delivered += pkts;
+	f->tp->delivered_ce += ce;
+	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | (ece ? CA_ACK_ECE : 0));
+	if (ece && ca_state(f) < TCP_CA_CWR) {
+		f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+		set_state(f, TCP_CA_CWR);
+	}
+	if (grow && ca_state(f) == TCP_CA_Open)
+		f->ops->cong_avoid(f->sk, f->tp->snd_una, pkts);
+}
+
+/* The reduction in progress completes: cwnd lands on ssthresh. */
+static void end_reduction(struct cubic_fixture *f)
+{
+	tcp_snd_cwnd_set(f->tp, f->tp->snd_ssthresh);
+	set_state(f, TCP_CA_Open);
+}
+
+/* One round trip of @rtt_us at the current cwnd, ACKs of 2 packets. */
+static void round_trip(struct cubic_fixture *f, u32 rtt_us)
+{
+	u32 n = tcp_snd_cwnd(f->tp), i;
+
+	send(f, n);
+	for (i = 0; i < n / 2; i++)
+		ack(f, 2, 0, false, true, rtt_us / (n / 2));
+}
+
+/* Round trips until @us have passed since @t0; returns cwnd then. */
+static u32 run_until(struct cubic_fixture *f, u64 t0, u64 us, u32 rtt_us)
+{
+	while (f->tp->tcp_mstamp - t0 < us)
+		round_trip(f, rtt_us);
+	return tcp_snd_cwnd(f->tp);
+}
+
+/* alpha as `ss -ti` sees it, through get_info(). */
+static u32 alpha_of(struct kunit *test, struct cubic_fixture *f)
+{
+	union tcp_cc_info info;
+	int attr = 0;
+	size_t len;
+
+	len = f->ops->get_info(f->sk, 1 << (INET_DIAG_VEGASINFO - 1), &attr,
+			       &info);
+	KUNIT_EXPECT_EQ(test, len, sizeof(info.dctcp));
+	KUNIT_EXPECT_EQ(test, attr, INET_DIAG_DCTCPINFO);
+	KUNIT_EXPECT_EQ(test, info.dctcp.dctcp_enabled, 1);
+	return info.dctcp.dctcp_alpha;
+}
+
+/* Rounds of 8 packets, a quarter marked, no ECE: alpha goes to ~1/4. */
+static void converge_alpha_quarter(struct kunit *test, struct cubic_fixture *f)
+{
+	int round;
+
+	for (round = 0; round < 120; round++) {
+		send(f, 8);
+		ack(f, 4, round < 40 ? 0 : 1, false, false, 100);
+		ack(f, 4, round < 40 ? 0 : 1, false, false, 100);
+	}
+	KUNIT_ASSERT_GE(test, alpha_of(test, f), 250U);
+	KUNIT_ASSERT_LE(test, alpha_of(test, f), 256U);
+}
+
+static void cubic_registration(struct kunit *test)
+{
+	const struct ccaas_cca *cca = ccaas_cca_lookup("cca_cubic");
+
+	KUNIT_EXPECT_EQ(test, cca->features,
+			(u32)(CCAAS_CCA_F_ECN_OK | CCAAS_CCA_F_NONECN_OK |
+			      CCAAS_CCA_F_TRANSITIONAL));
+	KUNIT_EXPECT_NULL(test, cca->fallback_ops);
+	KUNIT_EXPECT_EQ(test, cca->version, (u32)CCAAS_VERSION(1, 0, 0));
+	/* never asks for ECN at the handshake, nor ECT without ECN */
+	KUNIT_EXPECT_FALSE(test, cca->ops->flags & TCP_CONG_NEEDS_ECN);
+}
+
+static void cubic_growth_shape(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+	u32 rtt = 100000, k = ccaas_cubic_k_us(C_RFC, 1000, 700);
+	u32 w0, w_half, w_k, w_km1, w_kp1, w_kp3, w_kp5;
+	u64 t0;
+
+	start(f, false, rtt);
+	tcp_snd_cwnd_set(f->tp, 1000);
+	/* a loss at 1000: recovery takes cwnd to 700 */
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 700U);
+	set_state(f, TCP_CA_Recovery);
+	end_reduction(f);
+
+	t0 = f->tp->tcp_mstamp;
+	w0 = tcp_snd_cwnd(f->tp);
+	w_half = run_until(f, t0, k / 2, rtt);
+	w_km1 = run_until(f, t0, k - USEC_PER_SEC, rtt);
+	w_k = run_until(f, t0, k, rtt);
+	w_kp1 = run_until(f, t0, k + USEC_PER_SEC, rtt);
+	w_kp3 = run_until(f, t0, k + 3 * USEC_PER_SEC, rtt);
+	w_kp5 = run_until(f, t0, k + 5 * USEC_PER_SEC, rtt);
+	kunit_info(test, "cwnd at 0 %u, K/2 %u, K-1s %u, K %u, K+1s %u, K+3s %u, K+5s %u",
+		   w0, w_half, w_km1, w_k, w_kp1, w_kp3, w_kp5);
+
+	/* concave: most of the way back in the first half of K */
+	KUNIT_EXPECT_GT(test, w_half - w0, 4 * (w_k - w_half));
+	/* W(K/2) = 1000 - 0.4 * 4.54^3 = 963, give or take the RTT lead */
+	KUNIT_EXPECT_GE(test, w_half, 955U);
+	KUNIT_EXPECT_LE(test, w_half, 970U);
+	/* plateau at W_max = 1000 around K */
+	KUNIT_EXPECT_GE(test, w_k, 995U);
+	KUNIT_EXPECT_LE(test, w_k, 1002U);
+	KUNIT_EXPECT_LE(test, w_kp1 - w_km1, 3U);
+	/* convex beyond: 0.4 * (3^3 - 1) = 10 then 0.4 * (5^3 - 3^3) = 39 */
+	KUNIT_EXPECT_GT(test, w_kp5 - w_kp3, 2 * (w_kp3 - w_kp1));
+	KUNIT_EXPECT_GE(test, w_kp5, 1045U);
+	KUNIT_EXPECT_LE(test, w_kp5, 1060U);
+}
+
+static void cubic_loss_cuts_to_beta(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+
+	start(f, true, 1000);
+	/* fast recovery: ssthresh = 0.7 * cwnd, ECN or not */
+	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 70U);
+	tcp_snd_cwnd_set(f->tp, 1000);
+	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 700U);
+
+	/* a timeout: ssthresh(), then CA_EVENT_LOSS, then the Loss state */
+	tcp_snd_cwnd_set(f->tp, 200);
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
+	set_state(f, TCP_CA_Loss);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 140U);
+}
+
+static void cubic_ecn_cut_follows_alpha(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+	u32 expect;
+
+	start(f, true, 1000);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 1024U);
+	converge_alpha_quarter(test, f);
+
+	/* an ECE: CWR with cwnd * (1 - alpha / 2), ~12.5 % off, not 30 % */
+	send(f, 8);
+	ack(f, 4, 1, true, false, 100);
+	expect = ccaas_alpha_cut(100, alpha_of(test, f));
+	KUNIT_EXPECT_EQ(test, ca_state(f), TCP_CA_CWR);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, expect);
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 87U);
+	KUNIT_EXPECT_LE(test, f->tp->snd_ssthresh, 88U);
+}
+
+static void cubic_ecn_first_cut_is_beta(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+
+	/* alpha starts at 1: a cut by 1/2 is capped at a loss's 0.7 */
+	start(f, true, 1000);
+	send(f, 8);
+	ack(f, 4, 4, true, false, 100);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+}
+
+static void cubic_ecn_one_cut_per_round(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+	u32 first, second;
+
+	start(f, true, 1000);
+	converge_alpha_quarter(test, f);
+
+	send(f, 40);
+	ack(f, 4, 1, true, false, 100);
+	first = f->tp->snd_ssthresh;
+	KUNIT_EXPECT_LT(test, first, 100U);
+	end_reduction(f);
+
+	/* more ECE in the same round: the stack asks again, no second cut */
+	ack(f, 4, 1, true, false, 100);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, first);
+	end_reduction(f);
+	ack(f, 4, 1, true, false, 100);
+	end_reduction(f);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), first);
+
+	/* the round ends; the next ECE of the next round cuts again */
+	ack(f, 28, 7, false, false, 100);
+	send(f, 40);
+	ack(f, 4, 1, true, false, 100);
+	second = f->tp->snd_ssthresh;
+	KUNIT_EXPECT_EQ(test, second,
+			ccaas_alpha_cut(first, alpha_of(test, f)));
+	KUNIT_EXPECT_LT(test, second, first);
+}
+
+static void cubic_loss_overrides_ecn_cut(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+
+	start(f, true, 1000);
+	converge_alpha_quarter(test, f);
+
+	/* a loss during the CWR of an ECN cut: beta from the window before */
+	send(f, 8);
+	ack(f, 4, 1, true, false, 100);
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 87U);
+	set_state(f, TCP_CA_Recovery);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+	end_reduction(f);
+
+	/* an ACK with ECE that also shows a loss: beta, not alpha / 2 */
+	tcp_snd_cwnd_set(f->tp, 100);
+	ack(f, 4, 1, false, false, 100);	/* ends the round */
+	send(f, 8);
+	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | CA_ACK_ECE);
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	set_state(f, TCP_CA_Recovery);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+	end_reduction(f);
+
+	/* a timeout after an ECE: beta too */
+	tcp_snd_cwnd_set(f->tp, 100);
+	ack(f, 8, 0, false, false, 100);	/* ends the round */
+	send(f, 8);
+	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | CA_ACK_ECE);
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+}
+
+static void cubic_without_ecn(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+	union tcp_cc_info info;
+	int attr = 0;
+
+	inet_sk(f->sk)->tos = 0;
+	start(f, false, 1000);
+	/* stays on cca_cubic itself, no ECT, and ss shows no ECN state */
+	KUNIT_EXPECT_PTR_EQ(test, inet_csk(f->sk)->icsk_ca_ops, f->ops);
+	KUNIT_EXPECT_FALSE(test, f->ops->flags & TCP_CONG_NEEDS_ECN);
+	KUNIT_EXPECT_EQ(test, inet_sk(f->sk)->tos & INET_ECN_MASK, 0);
+	KUNIT_EXPECT_EQ(test, f->ops->get_info(f->sk,
+					       1 << (INET_DIAG_VEGASINFO - 1),
+					       &attr, &info), (size_t)0);
+
+	/* slow start, then Cubic growth after a loss */
+	send(f, 10);
+	ack(f, 10, 0, false, true, 1000);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 110U);
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 77U);
+	set_state(f, TCP_CA_Recovery);
+	end_reduction(f);
+	run_until(f, f->tp->tcp_mstamp, 2 * USEC_PER_SEC, 100000);
+	KUNIT_EXPECT_GT(test, tcp_snd_cwnd(f->tp), 95U);
+	KUNIT_EXPECT_LE(test, tcp_snd_cwnd(f->tp), 110U);
+
+	/* a receiver without ECN gives no CE feedback of its own */
+	f->ops->cwnd_event(f->sk, CA_EVENT_ECN_IS_CE);
+	KUNIT_EXPECT_FALSE(test, f->tp->ecn_flags & TCP_ECN_DEMAND_CWR);
+}
+
+static void cubic_tcp_friendly_small_window(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+	int i;
+
+	/* 14 -> 9 on a 1 ms path; Cubic alone would take 2.3 s to recover */
+	start(f, false, 1000);
+	tcp_snd_cwnd_set(f->tp, 14);
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 9U);
+	set_state(f, TCP_CA_Recovery);
+	end_reduction(f);
+	for (i = 0; i < 20; i++)
+		round_trip(f, 1000);
+	/* Reno's 0.53 packet per RTT (ACKs of 2: cwnd/2 ACKs per round) */
+	KUNIT_EXPECT_GE(test, tcp_snd_cwnd(f->tp), 17U);
+	KUNIT_EXPECT_LE(test, tcp_snd_cwnd(f->tp), 21U);
+}
+
+static void cubic_undo_restores(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+
+	start(f, false, 1000);
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	set_state(f, TCP_CA_Recovery);
+	end_reduction(f);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
+	KUNIT_EXPECT_EQ(test, f->ops->undo_cwnd(f->sk), 100U);
+}
+
+static void cubic_receiver_ce_feedback(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+
+	start(f, true, 1000);
+	f->ops->cwnd_event(f->sk, CA_EVENT_ECN_IS_CE);
+	KUNIT_EXPECT_TRUE(test, f->tp->ecn_flags & TCP_ECN_DEMAND_CWR);
+	KUNIT_EXPECT_TRUE(test, inet_csk(f->sk)->icsk_ack.pending &
+			  ICSK_ACK_NOW);
+	f->ops->cwnd_event(f->sk, CA_EVENT_ECN_NO_CE);
+	KUNIT_EXPECT_FALSE(test, f->tp->ecn_flags & TCP_ECN_DEMAND_CWR);
+}
+
+static struct kunit_case cca_cubic_helper_cases[] = {
+	KUNIT_CASE(helper_cbrt_exact),
+	KUNIT_CASE(helper_k_for_known_w_max),
+	KUNIT_CASE(helper_curve_shape),
+	KUNIT_CASE(helper_beta_and_fast_convergence),
+	KUNIT_CASE(helper_tcp_friendly_small_window),
+	KUNIT_CASE(helper_growth_bounded),
+	KUNIT_CASE(helper_idle_shifts_the_curve),
+	{}
+};
+
+static struct kunit_suite cca_cubic_helper_suite = {
+	.name = "cca_cubic_helper",
+	.test_cases = cca_cubic_helper_cases,
+};
+
+static struct kunit_case cca_cubic_cases[] = {
+	KUNIT_CASE(cubic_registration),
+	KUNIT_CASE(cubic_growth_shape),
+	KUNIT_CASE(cubic_loss_cuts_to_beta),
+	KUNIT_CASE(cubic_ecn_cut_follows_alpha),
+	KUNIT_CASE(cubic_ecn_first_cut_is_beta),
+	KUNIT_CASE(cubic_ecn_one_cut_per_round),
+	KUNIT_CASE(cubic_loss_overrides_ecn_cut),
+	KUNIT_CASE(cubic_without_ecn),
+	KUNIT_CASE(cubic_tcp_friendly_small_window),
+	KUNIT_CASE(cubic_undo_restores),
+	KUNIT_CASE(cubic_receiver_ce_feedback),
+	{}
+};
+
+static struct kunit_suite cca_cubic_suite = {
+	.name = "cca_cubic",
+	.init = cubic_fixture_init,
+	.test_cases = cca_cubic_cases,
+};
+
+kunit_test_suites(&cca_cubic_helper_suite, &cca_cubic_suite);
+
+MODULE_LICENSE("GPL");
