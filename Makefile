@@ -7,6 +7,7 @@
 #   make ccactl               the userspace tool
 #   make check                everything the tests need, then every test suite
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
+#   make bench                benchmarks in VMs (bench/README.md; bench/run.sh -h)
 
 include scripts/versions.conf
 
@@ -18,7 +19,7 @@ VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PINNED := $(KVER_6_1) $(KVER_6_12)
 
-.PHONY: all modules modules-all clean ccactl check checkpatch install demo
+.PHONY: all modules modules-all clean ccactl check checkpatch install bench demo
 
 all: modules
 
@@ -51,6 +52,9 @@ demo:
 
 checkpatch:
 	scripts/checkpatch.sh
+
+bench:
+	bench/run.sh
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install

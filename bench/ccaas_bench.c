@@ -15,6 +15,12 @@
  *            one line per method with the minimum, median and maximum over
  *            the blocks of the time per lookup, then an untimed check that
  *            the scope table and the FIB agree on every address.
+ *   select   Write "A.B.C.D ROUNDS": in the writer's network namespace, a
+ *            kernel TCP socket with remote address A.B.C.D is handed ROUNDS
+ *            times BENCH_SEL_CALLS times to every probe registered on the
+ *            inet_sock_set_state tracepoint as CLOSE -> SYN_SENT (what
+ *            tcp_v4_connect() does), owned and with interrupts off; the same
+ *            loop without the calls is the baseline. Read: the report.
  *   migrate  Write 1: arm a kretprobe on ccaas_migrate() (and forget earlier
  *            calls); 0: disarm. Read: one line per call since armed: time
  *            from entry to return and the call's counts.
@@ -32,6 +38,7 @@
  * figures are instruction counts; elsewhere they are (emulated) time.
  */
 #include <linux/debugfs.h>
+#include <linux/inet.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -40,10 +47,13 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <net/ip_fib.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
+#include <net/tcp.h>
 
 #include "core.h"
 #include "sock.h"
@@ -51,6 +61,7 @@
 #define BENCH_MAX_ADDRS		65536
 #define BENCH_MAX_ROUNDS	200
 #define BENCH_MIG_CALLS		32
+#define BENCH_SEL_CALLS		1024
 
 enum { M_LOOP, M_SCOPE, M_FIB_TABLE, M_FIB_LOOKUP, M_N };
 static const char *const bench_method_name[M_N] = {
@@ -63,6 +74,8 @@ static u32 bench_naddrs;
 static u64 bench_blk[M_N][BENCH_MAX_ROUNDS];
 static char *bench_report;		/* PAGE_SIZE: of the last lookup run */
 static char *bench_mig_report;		/* PAGE_SIZE: made at each read */
+static char *bench_sel_report;		/* PAGE_SIZE: of the last select run */
+static size_t bench_sel_report_len;
 static size_t bench_report_len;
 static struct dentry *bench_dir;
 
@@ -166,7 +179,7 @@ static void bench_check(struct net *net, struct ccaas_net *cn, size_t *off)
 	struct fib_result fr;
 	struct fib_table *tb;
 	struct flowi4 fl4;
-	bool fib_hit;
+	bool fib_hit, scope_hit;
 
 	for (i = 0; i < bench_naddrs; i++) {
 		ccaas_scope_lookup4(cn, bench_addrs[i], &sr);
@@ -175,11 +188,12 @@ static void bench_check(struct net *net, struct ccaas_net *cn, size_t *off)
 		tb = rcu_dereference(net->ipv4.fib_main);
 		fib_hit = !fib_table_lookup(tb, &fl4, &fr, FIB_LOOKUP_NOREF);
 		rcu_read_unlock();
-		scope_hits += sr.locality != CCAAS_LOCALITY_UNKNOWN;
+		scope_hit = sr.locality != CCAAS_LOCALITY_UNKNOWN;
+		scope_hits += scope_hit;
 		fib_hits += fib_hit;
-		if (fib_hit ? sr.prefixlen == fr.prefixlen &&
-			      sr.locality != CCAAS_LOCALITY_UNKNOWN :
-			      sr.locality == CCAAS_LOCALITY_UNKNOWN)
+		/* both found nothing, or the same prefix length */
+		if (scope_hit == fib_hit &&
+		    (!fib_hit || sr.prefixlen == fr.prefixlen))
 			same++;
 		else
 			differ++;
@@ -285,6 +299,142 @@ static const struct file_operations bench_lookup_fops = {
 	.llseek = default_llseek,
 };
 
+/* ---- the selector at connect ---- */
+
+static struct tracepoint *bench_set_state_tp;
+
+static void bench_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "inet_sock_set_state"))
+		bench_set_state_tp = tp;
+}
+
+typedef void (*bench_set_state_fn)(void *data, const struct sock *sk,
+				   int oldstate, int newstate);
+
+/*
+ * One timed block: BENCH_SEL_CALLS times, each probe on the tracepoint
+ * (@calls) or nothing; the socket is owned, interrupts are off.
+ */
+static noinline u64 bench_sel_block(struct sock *sk, bool calls,
+				    unsigned int *nprobes)
+{
+	struct tracepoint_func *f;
+	unsigned long flags;
+	unsigned int i, n = 0;
+	u64 t0, t1;
+
+	local_irq_save(flags);
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_SEL_CALLS; i++) {
+		/* as the tracepoint does: its probe array, under RCU-sched */
+		f = rcu_dereference_sched(bench_set_state_tp->funcs);
+		if (!calls || !f) {
+			OPTIMIZER_HIDE_VAR(f);
+			continue;
+		}
+		for (n = 0; f->func; f++, n++)
+			((bench_set_state_fn)f->func)(f->data, sk, TCP_CLOSE,
+						      TCP_SYN_SENT);
+	}
+	t1 = ktime_get_ns();
+	local_irq_restore(flags);
+	if (calls)
+		*nprobes = n;
+	return t1 - t0;
+}
+
+static int bench_select(struct net *net, __be32 daddr, unsigned int rounds)
+{
+	u64 *b0 = bench_blk[0], *b1 = bench_blk[1];
+	char lo[24], med[24], hi[24], base[24];
+	const struct tcp_congestion_ops *ca;
+	unsigned int r, nprobes = 0;
+	struct socket *sock;
+	struct sock *sk;
+	size_t off = 0;
+	int err;
+
+	err = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (err)
+		return err;
+	sk = sock->sk;
+	/* what tcp_v4_connect() has set when the state changes */
+	sk->sk_daddr = daddr;
+	sk->sk_dport = htons(9);
+	lock_sock(sk);
+	for (r = 0; r < rounds; r++) {
+		b0[r] = bench_sel_block(sk, false, &nprobes);
+		b1[r] = bench_sel_block(sk, true, &nprobes);
+	}
+	ca = inet_csk(sk)->icsk_ca_ops;
+	bench_out(bench_sel_report, &off,
+		  "unit=ns_per_call calls=%u blocks=%u probes=%u ca=%s\n",
+		  BENCH_SEL_CALLS, rounds, nprobes, ca->name);
+	release_sock(sk);
+	sock_release(sock);
+
+	sort(b0, rounds, sizeof(*b0), bench_u64_cmp, NULL);
+	sort(b1, rounds, sizeof(*b1), bench_u64_cmp, NULL);
+	bench_per(base, sizeof(base), b0[(rounds - 1) / 2], BENCH_SEL_CALLS);
+	bench_per(lo, sizeof(lo), b1[0], BENCH_SEL_CALLS);
+	bench_per(med, sizeof(med), b1[(rounds - 1) / 2], BENCH_SEL_CALLS);
+	bench_per(hi, sizeof(hi), b1[rounds - 1], BENCH_SEL_CALLS);
+	bench_out(bench_sel_report, &off, "method=select min=%s med=%s max=%s loop_med=%s\n",
+		  lo, med, hi, base);
+	bench_sel_report_len = off;
+	return 0;
+}
+
+static ssize_t bench_select_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	char buf[64], *rest;
+	unsigned int rounds;
+	const char *end;
+	__be32 daddr;
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	rest = strchr(buf, ' ');
+	if (!rest || !in4_pton(buf, rest - buf, (u8 *)&daddr, -1, &end) ||
+	    kstrtouint(strim(rest), 0, &rounds) || !rounds ||
+	    rounds > BENCH_MAX_ROUNDS)
+		return -EINVAL;
+	mutex_lock(&bench_lock);
+	if (!bench_set_state_tp)
+		for_each_kernel_tracepoint(bench_find_tp, NULL);
+	if (bench_set_state_tp)
+		err = bench_select(current->nsproxy->net_ns, daddr, rounds);
+	else
+		err = -ENOENT;
+	mutex_unlock(&bench_lock);
+	return err ? err : len;
+}
+
+static ssize_t bench_select_read(struct file *file, char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&bench_lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, bench_sel_report,
+				      bench_sel_report_len);
+	mutex_unlock(&bench_lock);
+	return ret;
+}
+
+static const struct file_operations bench_select_fops = {
+	.owner = THIS_MODULE,
+	.write = bench_select_write,
+	.read = bench_select_read,
+	.llseek = default_llseek,
+};
+
 /* ---- migration ---- */
 
 struct bench_mig_call {
@@ -372,7 +522,8 @@ static ssize_t bench_migrate_read(struct file *file, char __user *ubuf,
 	for (i = 0; i < n; i++) {
 		const struct ccaas_migrate_stats *s = &bench_mig[i].stats;
 
-		bench_out(bench_mig_report, &off, "call=%d ns=%llu ret=%ld examined=%u migrated=%u unchanged=%u refused=%u other=%u\n",
+		bench_out(bench_mig_report, &off,
+			  "call=%d ns=%llu ret=%ld examined=%u migrated=%u unchanged=%u refused=%u other=%u\n",
 			  i + 1, bench_mig[i].ns, bench_mig[i].ret, s->examined,
 			  s->count[CCAAS_MOVE_MIGRATED],
 			  s->count[CCAAS_MOVE_UNCHANGED],
@@ -400,11 +551,14 @@ static int __init bench_init(void)
 	bench_addrs = vmalloc(BENCH_MAX_ADDRS * sizeof(*bench_addrs));
 	bench_report = kzalloc(PAGE_SIZE, GFP_KERNEL);
 	bench_mig_report = kzalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!bench_addrs || !bench_report || !bench_mig_report)
+	bench_sel_report = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!bench_addrs || !bench_report || !bench_mig_report ||
+	    !bench_sel_report)
 		goto nomem;
 	bench_dir = debugfs_create_dir("ccaas_bench", NULL);
 	debugfs_create_file("addrs", 0200, bench_dir, NULL, &bench_addrs_fops);
 	debugfs_create_file("lookup", 0600, bench_dir, NULL, &bench_lookup_fops);
+	debugfs_create_file("select", 0600, bench_dir, NULL, &bench_select_fops);
 	debugfs_create_file("migrate", 0600, bench_dir, NULL,
 			    &bench_migrate_fops);
 	return 0;
@@ -412,6 +566,7 @@ nomem:
 	vfree(bench_addrs);
 	kfree(bench_report);
 	kfree(bench_mig_report);
+	kfree(bench_sel_report);
 	return -ENOMEM;
 }
 
@@ -423,6 +578,7 @@ static void __exit bench_exit(void)
 	vfree(bench_addrs);
 	kfree(bench_report);
 	kfree(bench_mig_report);
+	kfree(bench_sel_report);
 }
 
 module_init(bench_init);

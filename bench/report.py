@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tables from the results of bench/run.sh.
+
+Usage: report.py DIR
+
+DIR holds one directory per VM run, <kernel>-<mode>-<part>, each with
+results/bench.txt: lines "BENCH <part> key=value ...". Modes: icount
+(figures are guest instructions: one guest ns is one instruction) and wall
+(TCG-emulated nanoseconds: not the speed of real hardware).
+"""
+import os
+import re
+import statistics
+import sys
+
+
+def parse(path):
+    """[(part, {key: value})] of one bench.txt"""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            words = line.split()
+            if len(words) < 2 or words[0] != "BENCH":
+                continue
+            kv = {}
+            for w in words[2:]:
+                k, _, v = w.partition("=")
+                kv[k] = v
+            rows.append((words[1], kv))
+    return rows
+
+
+def runs(top):
+    """{(kernel, mode, part): rows}, and the runs that are missing 'done'"""
+    out, bad = {}, []
+    for name in sorted(os.listdir(top)):
+        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate)", name)
+        path = os.path.join(top, name, "results", "bench.txt")
+        if not m or not os.path.isfile(path):
+            continue
+        rows = parse(path)
+        out[m.groups()] = rows
+        if not any(p == "done" for p, _ in rows):
+            bad.append(name)
+    return out, bad
+
+
+def unit(mode):
+    return "instr" if mode == "icount" else "ns"
+
+
+def fmt(x, nd=1):
+    return "{:,.{}f}".format(x, nd)
+
+
+def spread(vals, nd=1):
+    """median [min-max] of vals"""
+    med = statistics.median(vals)
+    if min(vals) == max(vals):
+        return fmt(med, nd)
+    return "%s [%s-%s]" % (fmt(med, nd), fmt(min(vals), nd), fmt(max(vals), nd))
+
+
+def table(header, rows):
+    w = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w[i]) for i, c in enumerate(header)).rstrip()]
+    lines.append("  ".join("-" * x for x in w))
+    for r in rows:
+        lines.append("  ".join(str(c).ljust(w[i]) for i, c in enumerate(r)).rstrip())
+    return "\n".join(lines)
+
+
+def lookup_table(data):
+    header = ["kernel", "mode", "prefixes", "scope", "fib_table_lookup",
+              "fib_lookup", "loop", "scope/fib_table", "scope/fib_lookup",
+              "agree"]
+    rows = []
+    setup = []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "lookup":
+            continue
+        by = {}
+        for _, kv in rs:
+            size = kv.get("size")
+            if "method" in kv:
+                by.setdefault(size, {})[kv["method"]] = kv
+            elif "check" in kv:
+                by.setdefault(size, {})["check"] = kv
+            elif kv.get("setup"):
+                setup.append([k, mode, size, kv["scope_entries"],
+                              kv["scope_load_ms"], kv["routes"],
+                              kv["route_batch_ms"]])
+        for size in sorted(by, key=int):
+            m = by[size]
+            if "scope" not in m:
+                continue
+            med = {x: float(m[x]["med"]) for x in
+                   ("scope", "fib_table", "fib_lookup", "loop")}
+
+            def cell(x):
+                v = m[x]
+                if mode == "icount":
+                    return fmt(float(v["med"]))
+                return "%s [%s-%s]" % (v["med"], v["min"], v["max"])
+            c = m.get("check", {})
+            rows.append([k, mode, size, cell("scope"), cell("fib_table"),
+                         cell("fib_lookup"), fmt(med["loop"]),
+                         "%.2f" % (med["scope"] / med["fib_table"]),
+                         "%.2f" % (med["scope"] / med["fib_lookup"]),
+                         "%s/%s" % (c.get("same", "?"), c.get("addrs", "?"))])
+    out = ["== Scope lookup vs FIB lookup, IPv4, per lookup",
+           "icount: guest instructions (exact; instructions are not cycles);",
+           "wall: TCG-emulated ns, median [min-max] over blocks (not real hardware).",
+           "Ratios from the medians; 'loop' is the loop's own share, included",
+           "in every column. 'agree': addresses on which scope and FIB found",
+           "the same prefix length (or both nothing).", "",
+           table(header, rows)]
+    if setup:
+        out += ["", "setup (guest time; under icount includes idle warps):",
+                table(["kernel", "mode", "prefixes", "scope entries",
+                       "scope load ms", "routes", "ip -batch ms"], setup)]
+    return "\n".join(out)
+
+
+def selector_table(data):
+    header = ["kernel", "mode", "config", "per connect", "vs none",
+              "connects/s", "no idle", "runs"]
+    rows = []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "selector":
+            continue
+        per = {}
+        busy = {}
+        order = []
+        for p, kv in rs:
+            if p != "selector" or "config" not in kv:
+                continue
+            c = kv["config"]
+            if c not in per:
+                order.append(c)
+            per.setdefault(c, []).append(int(kv["ns"]) / int(kv["connects"]))
+            # busy time covers the loop and its process start: not below
+            # the loop's time unless the CPU idled during the loop
+            busy.setdefault(c, []).append(
+                int(kv.get("busy_ns", 0)) >= int(kv["ns"]))
+        base = statistics.median(per.get("none", [0])) if "none" in per else None
+        for c in order:
+            v = per[c]
+            med = statistics.median(v)
+            delta = "" if base is None or c == "none" else \
+                "%+.0f %s" % (med - base, unit(mode))
+            cps = "" if mode == "icount" else fmt(1e9 / med, 0)
+            rows.append([k, mode, c, "%s %s" % (spread(v, 0), unit(mode)),
+                         delta, cps, "%d/%d" % (sum(busy[c]), len(v)),
+                         len(v)])
+    return "\n".join([
+        "== Selector cost per connect",
+        "One connect = connect() + accept() + the server's reset + close(),",
+        "client and server on one vCPU, everything the guest ran meanwhile",
+        "(CLOCK_MONOTONIC over the loop; under icount = instructions).",
+        "none: ccaas_core not loaded; probe: loaded, no policy; rule_1: a",
+        "matching rule (cubic), 1-prefix scope table; rule_100k: the same with",
+        "100 000 prefixes; default_rule: no scope match, default rule.",
+        "Configurations interleaved, one loop each per round; median [min-max]",
+        "over the rounds. 'no idle': loops during which the CPU never idled",
+        "(scheduler busy time >= loop time), i.e. icount time = instructions.", "",
+        table(header, rows)])
+
+
+def select_table(data):
+    header = ["kernel", "mode", "config", "per call", "loop", "net per call",
+              "probes", "socket's CCA", "runs"]
+    rows = []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "selector":
+            continue
+        per, info, order = {}, {}, []
+        for p, kv in rs:
+            if p != "select":
+                continue
+            c = kv["config"]
+            if "unit" in kv:
+                info[c] = (kv["probes"], kv["ca"])
+                continue
+            if c not in per:
+                order.append(c)
+            per.setdefault(c, []).append((float(kv["med"]),
+                                          float(kv["loop_med"])))
+        for c in order:
+            v = per[c]
+            rows.append([k, mode, c,
+                         "%s %s" % (spread([x for x, _ in v]), unit(mode)),
+                         spread([y for _, y in v]),
+                         "%s %s" % (spread([x - y for x, y in v]), unit(mode)),
+                         info.get(c, ("?", "?"))[0], info.get(c, ("?", "?"))[1],
+                         len(v)])
+    if not rows:
+        return ""
+    return "\n".join([
+        "== Selector at connect (CLOSE -> SYN_SENT), called directly",
+        "The bench module hands a kernel socket of netns a (remote address the",
+        "server's) to the probes on inet_sock_set_state, 1024 calls per block,",
+        "socket owned, interrupts off: the selector's own work at connect",
+        "(policy, scope lookup, match, switch of the ops), without the",
+        "tracepoint's static-key branch. Other state changes are in the loop",
+        "figures above.", "",
+        table(header, rows)])
+
+
+def migrate_table(data):
+    header = ["kernel", "mode", "pass", "sockets", "migrated", "kernel time",
+              "per socket", "sockets/s", "ccactl ms", "n"]
+    rows = []
+    setup = []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "migrate":
+            continue
+        per = {}
+        for _, kv in rs:
+            if kv.get("setup"):
+                setup.append([k, mode, kv["connections"], kv["open_ms"]])
+            if "pass" not in kv:
+                continue
+            per.setdefault(kv["pass"], []).append(kv)
+        for p in ("move", "again"):
+            if p not in per:
+                continue
+            kvs = per[p]
+            ns = [int(x["ns"]) for x in kvs]
+            ex = [int(x["examined"]) for x in kvs]
+            mig = sorted(set(x["migrated"] for x in kvs))
+            each = [n / e for n, e in zip(ns, ex)]
+            if mode == "icount":
+                ktime = "%s M instr" % spread([n / 1e6 for n in ns], 2)
+                rate = ""
+            else:
+                ktime = "%s ms" % spread([n / 1e6 for n in ns], 2)
+                rate = spread([e / (n / 1e9) for n, e in zip(ns, ex)], 0)
+            rows.append([k, mode, p, "/".join(sorted(set(map(str, ex)))),
+                         "/".join(mig), ktime,
+                         "%s %s" % (spread(each, 0), unit(mode)), rate,
+                         spread([float(x["ccactl_ms"]) for x in kvs], 0),
+                         len(kvs)])
+    out = ["== Migration of established connections (ccactl migrate)",
+           "kernel time: ccaas_migrate() entry to return (kretprobe, ktime):",
+           "the ehash walk and, per socket of the netns, lock, re-check,",
+           "scope lookup, policy match and switch. move: every socket changes",
+           "CCA (cubic <-> cca_dctcp, alternating); again: the idempotent",
+           "second pass (all unchanged). ccactl ms: the whole command (exec,",
+           "netlink, reply), guest time; under icount that includes idle warps",
+           "(9p reads) and means nothing. Median [min-max] of the passes.", "",
+           table(header, rows)]
+    if setup:
+        out += ["", table(["kernel", "mode", "established", "opened in ms"],
+                          setup)]
+    return "\n".join(out)
+
+
+def main(top):
+    data, bad = runs(top)
+    if not data:
+        sys.exit("report.py: no results under %s" % top)
+    print(lookup_table(data))
+    print()
+    print(selector_table(data))
+    print()
+    sel = select_table(data)
+    if sel:
+        print(sel)
+        print()
+    print(migrate_table(data))
+    if bad:
+        print("\nincomplete runs (no 'done' line): " + ", ".join(bad))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
