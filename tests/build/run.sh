@@ -79,7 +79,7 @@ if want dkms; then
 			want "dkms-$kver" || want dkms || continue
 			st=0
 			dkms build "ccaas/$ver" -k "$kver" > "$tmp/dkms-$kver" 2>&1 || st=1
-			for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic; do
+			for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion; do
 				ko=/var/lib/dkms/ccaas/$ver/$kver/x86_64/module/$m.ko
 				[ -f "$ko" ] || ko=$ko.xz
 				if [ ! -f "$ko" ]; then
