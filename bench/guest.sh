@@ -5,6 +5,7 @@
 #   lookup    scope table vs FIB lookups at 1k, 10k and 100k prefixes
 #   selector  connect/close loops with and without the selector's work
 #   migrate   ccactl migrate over 10 000 established connections
+#   perack    instructions per emulated ACK of in-tree and ccaas CCAs
 #
 # Environment (set by run.sh): CCAAS_ROOT, CCAAS_KO_DIR, CCACTL, BENCH_KO
 # (ccaas_bench.ko), BENCH_TOOL (conntool), BENCH_DATA (gen_data.py output),
@@ -190,6 +191,25 @@ part_migrate() {
 	echo 0 >"$DBG/migrate"
 }
 
+# ---- per-ACK cost of CCAs ---------------------------------------------------------
+
+PERACK_CCAS="reno dctcp cubic cca_dctcp cca_cubic cca_dcndelay cca_xregion"
+
+part_perack() {
+	local line
+	load_ccaas tcp_cca_dctcp tcp_cca_cubic tcp_cca_dcndelay tcp_cca_xregion
+	modprobe tcp_dctcp 2>/dev/null || true	# else setsockopt loads it
+	insmod "$BENCH_KO"
+	netns_add p
+	ip netns exec p sysctl -qw net.ipv4.tcp_ecn=1
+	# shellcheck disable=SC2086 # a list of names
+	in_netns p python3 "$CCAAS_ROOT/bench/perack.py" "$DBG/perack" \
+		"$ROUNDS" $PERACK_CCAS >/tmp/perack.txt
+	while read -r line; do
+		emit perack "$line"
+	done </tmp/perack.txt
+}
+
 # The guest has no entropy source: until something blocks on /dev/random
 # (which makes the kernel gather timer jitter), its CRNG is not ready, and
 # every get_random_*() takes a slow path: ~50 000 more instructions per
@@ -200,12 +220,12 @@ crng_ready() {
 }
 
 case "${1:-}" in
-lookup | selector | migrate)
+lookup | selector | migrate | perack)
 	crng_ready
 	"part_$1"
 	;;
 *)
-	echo "usage: guest.sh lookup|selector|migrate" >&2
+	echo "usage: guest.sh lookup|selector|migrate|perack" >&2
 	exit 2
 	;;
 esac

@@ -35,7 +35,7 @@ def runs(top):
     """{(kernel, mode, part): rows}, and the runs that are missing 'done'"""
     out, bad = {}, []
     for name in sorted(os.listdir(top)):
-        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate)", name)
+        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate|perack)", name)
         path = os.path.join(top, name, "results", "bench.txt")
         if not m or not os.path.isfile(path):
             continue
@@ -257,19 +257,83 @@ def migrate_table(data):
     return "\n".join(out)
 
 
+PERACK_PEERS = {"cca_dctcp": "dctcp", "cca_cubic": "cubic"}
+
+
+def perack_table(data):
+    """instructions per emulated ACK, net of the empty loop"""
+    header = ["kernel", "mode", "phase", "CCA", "per ACK", "x reno",
+              "x peer", "loop", "cwnd end", "CWR", "blocks"]
+    rows = []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "perack":
+            continue
+        net = {(kv["phase"], kv["ca"]): float(kv["net"])
+               for _, kv in rs if "phase" in kv}
+        for _, kv in rs:
+            if "phase" not in kv:
+                continue
+            ph, ca = kv["phase"], kv["ca"]
+            reno = net.get((ph, "reno"))
+            peer = net.get((ph, PERACK_PEERS.get(ca, "")))
+            name = ca if kv["ops"] == ca else "%s (%s)" % (ca, kv["ops"])
+            rows.append([k, mode, ph, name, fmt(net[(ph, ca)], 2),
+                         fmt(net[(ph, ca)] / reno, 2) if reno else "",
+                         fmt(net[(ph, ca)] / peer, 3) if peer else "",
+                         kv["loop_med"], kv["cwnd_end"], kv["cwr"],
+                         kv["blocks"]])
+    out = ["== Per-ACK cost of the CCAs (emulated ACKs on a copy of a real socket)",
+           "per ACK: median block minus the empty loop's median block, per ACK",
+           "(under icount: instructions, not cycles; wall: TCG ns, noise).",
+           "ss: slow start from cwnd 10; ca_ce: congestion avoidance from cwnd",
+           "100, one ACK in 10 with ECE. x peer: cca_dctcp/dctcp, cca_cubic/cubic.",
+           "", table(header, rows)]
+    return "\n".join(out)
+
+
+def modsize_table(top):
+    """text+data+bss of each tcp_cca_*.ko, from run.sh's <kernel>-modsize.txt"""
+    rows = []
+    for name in sorted(os.listdir(top)):
+        m = re.fullmatch(r"(.+)-modsize\.txt", name)
+        if not m:
+            continue
+        with open(os.path.join(top, name)) as f:
+            for line in f.readlines()[1:]:
+                w = line.split()
+                rows.append([m.group(1), os.path.basename(w[5]), w[0], w[1],
+                             w[2], w[3]])
+    if not rows:
+        return ""
+    return "\n".join(["== Fixed cost per CCA module (size(1) of the .ko)", "",
+                      table(["kernel", "module", "text", "data", "bss",
+                             "total"], rows)])
+
+
 def main(top):
     data, bad = runs(top)
     if not data:
         sys.exit("report.py: no results under %s" % top)
-    print(lookup_table(data))
-    print()
-    print(selector_table(data))
-    print()
-    sel = select_table(data)
-    if sel:
-        print(sel)
+    parts = {p for (_, _, p) in data}
+    if "lookup" in parts:
+        print(lookup_table(data))
         print()
-    print(migrate_table(data))
+    if "selector" in parts:
+        print(selector_table(data))
+        print()
+        sel = select_table(data)
+        if sel:
+            print(sel)
+            print()
+    if "migrate" in parts:
+        print(migrate_table(data))
+        print()
+    if "perack" in parts:
+        print(perack_table(data))
+        print()
+        sizes = modsize_table(top)
+        if sizes:
+            print(sizes)
     if bad:
         print("\nincomplete runs (no 'done' line): " + ", ".join(bad))
 

@@ -1,13 +1,13 @@
 #!/bin/bash
-# Benchmarks of the ccaas orchestration layer: scope lookup vs FIB lookup,
-# selector cost per connect, migration rate. See bench/README.md.
+# Benchmarks of ccaas: scope lookup vs FIB lookup, selector cost per connect,
+# migration rate, per-ACK cost of the CCAs. See bench/README.md.
 #
 # Usage: bench/run.sh [-k KVERS] [-M MODES] [-p PARTS] [-o DIR]
 #   -k KVERS   kernels, comma separated, full or short (6.1,6.12);
 #              default: all pinned in scripts/versions.conf
 #   -M MODES   icount (qemu -icount shift=0,sleep=off: figures are guest
 #              instructions), wall (plain TCG: emulated time); default both
-#   -p PARTS   lookup, selector, migrate; default all
+#   -p PARTS   lookup, selector, migrate, perack; default all
 #   -o DIR     where the runs go (default: a new directory under
 #              ${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts})
 #
@@ -29,7 +29,7 @@ usage() {
 	exit 2
 }
 
-kvers="" modes="icount wall" parts="lookup selector migrate" out=""
+kvers="" modes="icount wall" parts="lookup selector migrate perack" out=""
 while getopts "k:M:p:o:h" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
@@ -58,11 +58,15 @@ python3 "$bench/gen_data.py" "$bdir/data"
 for k in $kvers; do
 	k=$(ccaas_resolve_kver "$k")
 	make -s "build/$k/.built"
+	rm -rf "${bdir:?}/$k"	# no stale sources from before a rename
 	mkdir -p "$bdir/$k"
-	cp "$bench/ccaas_bench.c" "$bench/Kbuild" "$bdir/$k/"
+	cp "$bench/bench_main.c" "$bench/perack.c" "$bench/bench.h" \
+		"$bench/Kbuild" "$bdir/$k/"
 	make -s -C "/usr/src/linux-headers-$k" M="$bdir/$k" \
 		CCAAS_TREE="$root/build/$k" \
 		KBUILD_EXTRA_SYMBOLS="$root/build/$k/Module.symvers" modules
+	# the fixed cost of each CCA module (perack part's report)
+	size "$root/build/$k"/tcp_cca_*.ko >"$out/$(ccaas_short_kver "$k")-modsize.txt"
 done
 
 # ---- icount ------------------------------------------------------------------

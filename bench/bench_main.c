@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ccaas_bench: in-kernel measurements of the ccaas core for bench/run.sh.
+ * ccaas_bench (this file and perack.c): in-kernel measurements of the ccaas
+ * core and CCAs for bench/run.sh.
  * Not part of the product (not in the top-level Kbuild or dkms.conf).
  *
  * debugfs ccaas_bench/:
@@ -21,6 +22,7 @@
  *            inet_sock_set_state tracepoint as CLOSE -> SYN_SENT (what
  *            tcp_v4_connect() does), owned and with interrupts off; the same
  *            loop without the calls is the baseline. Read: the report.
+ *   perack   Per-ACK cost of a CCA's callbacks: see perack.c.
  *   migrate  Write 1: arm a kretprobe on ccaas_migrate() (and forget earlier
  *            calls); 0: disarm. Read: one line per call since armed: time
  *            from entry to return and the call's counts.
@@ -55,6 +57,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include "bench.h"
 #include "core.h"
 #include "sock.h"
 
@@ -161,8 +164,7 @@ static void bench_per(char *buf, size_t len, u64 ns, u32 n)
 }
 
 /* Append to @buf (PAGE_SIZE bytes), @off bytes of which are used. */
-__printf(3, 4)
-static void bench_out(char *buf, size_t *off, const char *fmt, ...)
+void bench_out(char *buf, size_t *off, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -561,6 +563,10 @@ static int __init bench_init(void)
 	debugfs_create_file("select", 0600, bench_dir, NULL, &bench_select_fops);
 	debugfs_create_file("migrate", 0600, bench_dir, NULL,
 			    &bench_migrate_fops);
+	if (bench_perack_init(bench_dir)) {
+		debugfs_remove_recursive(bench_dir);
+		goto nomem;
+	}
 	return 0;
 nomem:
 	vfree(bench_addrs);
@@ -573,6 +579,7 @@ nomem:
 static void __exit bench_exit(void)
 {
 	debugfs_remove_recursive(bench_dir);
+	bench_perack_exit();
 	if (bench_mig_armed)
 		unregister_kretprobe(&bench_mig_probe);
 	vfree(bench_addrs);
@@ -583,5 +590,5 @@ static void __exit bench_exit(void)
 
 module_init(bench_init);
 module_exit(bench_exit);
-MODULE_DESCRIPTION("ccaas benchmarks: scope vs FIB lookups, migration timing");
+MODULE_DESCRIPTION("ccaas benchmarks: scope vs FIB lookups, migration timing, per-ACK cost");
 MODULE_LICENSE("GPL");
