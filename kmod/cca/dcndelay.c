@@ -101,6 +101,7 @@
 
 #include <ccaas/ccaas.h>
 #include <ccaas/ecn.h>
+#include <ccaas/info.h>
 #include <ccaas/param.h>
 #include <ccaas/rate.h>
 #include <ccaas/round.h>
@@ -553,24 +554,13 @@ static size_t cca_dcndelay_get_info(struct sock *sk, u32 ext, int *attr,
 				    union tcp_cc_info *info)
 {
 	const struct cca_dcndelay *ca = inet_csk_ca(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
 
-	if (!(ext & (1 << (INET_DIAG_DCTCPINFO - 1))) &&
-	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+	if (!ccaas_info_wanted(ext))
 		return 0;
-
-	memset(&info->dctcp, 0, sizeof(info->dctcp));
-	if (inet_csk(sk)->icsk_ca_ops != &cca_dcndelay_ne_ops) {
-		info->dctcp.dctcp_enabled = 1;
-		info->dctcp.dctcp_ce_state = ca->ce_state;
-		info->dctcp.dctcp_alpha = READ_ONCE(ca->alpha);
-		info->dctcp.dctcp_ab_ecn = tp->mss_cache *
-			ccaas_round_delivered_ce(&ca->round, tp);
-		info->dctcp.dctcp_ab_tot = tp->mss_cache *
-			ccaas_round_delivered(&ca->round, tp);
-	}
-	*attr = INET_DIAG_DCTCPINFO;
-	return sizeof(info->dctcp);
+	return ccaas_info_dctcp_round(sk, info, attr,
+				      inet_csk(sk)->icsk_ca_ops != &cca_dcndelay_ne_ops,
+				      ca->ce_state, READ_ONCE(ca->alpha),
+				      &ca->round);
 }
 
 static struct tcp_congestion_ops cca_dcndelay_ops __read_mostly = {

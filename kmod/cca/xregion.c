@@ -100,6 +100,7 @@
 #include <ccaas/ccaas.h>
 #include <ccaas/cubic.h>
 #include <ccaas/ecn.h>
+#include <ccaas/info.h>
 #include <ccaas/pacing.h>
 #include <ccaas/param.h>
 #include <ccaas/prr.h>
@@ -612,19 +613,12 @@ static size_t cca_xregion_get_info(struct sock *sk, u32 ext, int *attr,
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u8 mode = READ_ONCE(ca->mode);
 
-	if (!(ext & (1 << (INET_DIAG_DCTCPINFO - 1))) &&
-	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+	if (!ccaas_info_wanted(ext))
 		return 0;
-
-	memset(&info->dctcp, 0, sizeof(info->dctcp));
-	info->dctcp.dctcp_enabled = 1;
-	info->dctcp.dctcp_ce_state = mode;
-	info->dctcp.dctcp_alpha = READ_ONCE(ca->alpha);
-	if (mode >= XR_DEC_ECN)
-		info->dctcp.dctcp_ab_ecn = READ_ONCE(ca->prr.target) * tp->mss_cache;
-	info->dctcp.dctcp_ab_tot = ccaas_sock_param(sk, XR_P_CE_THRESH, ce_thresh);
-	*attr = INET_DIAG_DCTCPINFO;
-	return sizeof(info->dctcp);
+	return ccaas_info_dctcp(info, attr, true, mode, READ_ONCE(ca->alpha),
+				mode >= XR_DEC_ECN ?
+				READ_ONCE(ca->prr.target) * tp->mss_cache : 0,
+				ccaas_sock_param(sk, XR_P_CE_THRESH, ce_thresh));
 }
 
 static struct tcp_congestion_ops cca_xregion_ops __read_mostly = {
