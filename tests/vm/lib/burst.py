@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Synchronized short transfers (incast / partition-aggregate) for VM tests.
+
+  burst.py recv ADDR PORT N ROUNDS BYTES [GAP_S [WARM]]
+      listen, accept N connections, then ROUNDS times: send one request
+      byte on every connection at once, read BYTES from each, sleep GAP_S
+      (default 0.05).  Prints JSON: {"fct_ms": [[per connection] per round],
+      "round_ms": [per round]}, times from the request to the last byte.
+      With WARM, a warm-up round comes first (not reported); then the file
+      WARM.done is created and the rounds wait for a file WARM.go, so that
+      the caller can read counters in between.
+  burst.py send ADDR PORT N BYTES [READY]
+      open N connections to ADDR:PORT (the namespace's policy chooses their
+      CCA), touch READY once all are up, answer every request byte with
+      BYTES, until the receiver closes.
+"""
+import json
+import os
+import selectors
+import socket
+import sys
+import threading
+import time
+
+
+def family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
+def wait_go(warm):
+    open(warm + ".done", "w").close()
+    while not os.path.exists(warm + ".go"):
+        time.sleep(0.01)
+
+
+def recv(addr, port, n, rounds, nbytes, gap, warm):
+    ls = socket.socket(family(addr), socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, port))
+    ls.listen(n)
+    conns = [ls.accept()[0] for _ in range(n)]
+    for c in conns:
+        c.setblocking(False)
+    sel = selectors.DefaultSelector()
+    fct, round_ms = [], []
+    buf = bytearray(nbytes)
+    for r in range(rounds + (1 if warm else 0)):
+        left = {c.fileno(): nbytes for c in conns}
+        done = {}
+        start = time.monotonic()
+        for c in conns:
+            # wake up once the whole answer is there, not for every segment:
+            # an emulated CPU would otherwise be slower than the network
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, nbytes)
+            c.send(b"r")
+            sel.register(c, selectors.EVENT_READ)
+        while left:
+            for key, _ in sel.select():
+                c = key.fileobj
+                n = c.recv_into(buf, left[c.fileno()])
+                if not n:
+                    raise SystemExit("burst.py: sender closed early")
+                left[c.fileno()] -= n
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT,
+                             max(1, left[c.fileno()]))
+                if left[c.fileno()] == 0:
+                    del left[c.fileno()]
+                    done[c.fileno()] = time.monotonic() - start
+                    sel.unregister(c)
+        if warm and r == 0:
+            wait_go(warm)
+            continue
+        fct.append([round(done[c.fileno()] * 1000, 3) for c in conns])
+        round_ms.append(round((time.monotonic() - start) * 1000, 3))
+        time.sleep(gap)
+    for c in conns:
+        c.close()
+    json.dump({"fct_ms": fct, "round_ms": round_ms}, sys.stdout)
+    print()
+
+
+def answer(s, payload):
+    while s.recv(1):
+        s.sendall(payload)
+    s.close()
+
+
+def send(addr, port, n, nbytes, ready):
+    socks = []
+    for _ in range(n):
+        s = socket.socket(family(addr), socket.SOCK_STREAM)
+        s.connect((addr, port))
+        socks.append(s)
+    if ready:
+        open(ready, "w").close()
+    payload = bytes(nbytes)
+    threads = [threading.Thread(target=answer, args=(s, payload))
+               for s in socks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def main(argv):
+    if len(argv) >= 7 and argv[1] == "recv":
+        gap = float(argv[7]) if len(argv) > 7 else 0.05
+        warm = argv[8] if len(argv) > 8 else None
+        recv(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]),
+             gap, warm)
+    elif len(argv) >= 6 and argv[1] == "send":
+        send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
+             argv[6] if len(argv) > 6 else None)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
