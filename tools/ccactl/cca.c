@@ -50,24 +50,6 @@ struct cca_info {
 	struct cca_takeover takeover[CCA_SCHEMA_MAX];
 };
 
-/* Copy a string attribute into @buf; -EBADMSG if invalid or too long. */
-static int attr_str(const struct nlattr *a, char *buf, size_t len)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
-	    strlen(mnl_attr_get_str(a)) >= len)
-		return -EBADMSG;
-	snprintf(buf, len, "%s", mnl_attr_get_str(a));
-	return 0;
-}
-
-static int attr_u32(const struct nlattr *a, uint32_t *v)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
-		return -EBADMSG;
-	*v = mnl_attr_get_u32(a);
-	return 0;
-}
-
 /* One CCAAS_A_CCA_PARAM nest. */
 static int cca_parse_param(const struct nlattr *nest, struct cca_param *p)
 {
@@ -78,19 +60,19 @@ static int cca_parse_param(const struct nlattr *nest, struct cca_param *p)
 	mnl_attr_for_each_nested(a, nest) {
 		switch (mnl_attr_get_type(a)) {
 		case CCAAS_A_SPEC_NAME:
-			err = attr_str(a, p->name, sizeof(p->name));
+			err = nl_attr_str(a, p->name, sizeof(p->name));
 			break;
 		case CCAAS_A_SPEC_MINIMUM:
-			err = attr_u32(a, &p->min);
+			err = nl_attr_u32(a, &p->min);
 			break;
 		case CCAAS_A_SPEC_MAXIMUM:
-			err = attr_u32(a, &p->max);
+			err = nl_attr_u32(a, &p->max);
 			break;
 		case CCAAS_A_SPEC_DEFAULT:
-			err = attr_u32(a, &p->def);
+			err = nl_attr_u32(a, &p->def);
 			break;
 		case CCAAS_A_SPEC_UNIT:
-			err = attr_str(a, p->unit, sizeof(p->unit));
+			err = nl_attr_str(a, p->unit, sizeof(p->unit));
 			break;
 		}
 		if (err)
@@ -108,9 +90,9 @@ static int cca_parse_takeover(const struct nlattr *nest, struct cca_takeover *t)
 	memset(t, 0, sizeof(*t));
 	mnl_attr_for_each_nested(a, nest) {
 		if (mnl_attr_get_type(a) == CCAAS_A_TAKEOVER_NAME)
-			err = attr_str(a, t->name, sizeof(t->name));
+			err = nl_attr_str(a, t->name, sizeof(t->name));
 		else if (mnl_attr_get_type(a) == CCAAS_A_TAKEOVER_MIN_VERSION)
-			err = attr_u32(a, &t->min_version);
+			err = nl_attr_u32(a, &t->min_version);
 		if (err)
 			return err;
 	}
@@ -217,12 +199,12 @@ static int cca_parse(const struct nlmsghdr *nlh, struct cca_info *ci)
 			ci->has_flags = true;
 			break;
 		case CCAAS_A_CCA_EXT_SIZE:
-			if (attr_u32(a, &ci->ext_size))
+			if (nl_attr_u32(a, &ci->ext_size))
 				return -EBADMSG;
 			ci->has_ext_size = true;
 			break;
 		case CCAAS_A_CCA_FALLBACK:
-			if (attr_str(a, ci->fallback, sizeof(ci->fallback)))
+			if (nl_attr_str(a, ci->fallback, sizeof(ci->fallback)))
 				return -EBADMSG;
 			break;
 		case CCAAS_A_CCA_PARAM:

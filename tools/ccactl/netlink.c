@@ -283,3 +283,44 @@ int nl_recv_notifications(struct nl_sock *s, nl_data_cb cb, void *data)
 	}
 	return 0;
 }
+
+int nl_attr_str(const struct nlattr *a, char *dst, size_t len)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
+	    strlen(mnl_attr_get_str(a)) >= len)
+		return -EBADMSG;
+	snprintf(dst, len, "%s", mnl_attr_get_str(a));
+	return 0;
+}
+
+int nl_attr_u8(const struct nlattr *a, uint8_t *v)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
+		return -EBADMSG;
+	*v = mnl_attr_get_u8(a);
+	return 0;
+}
+
+int nl_attr_u16(const struct nlattr *a, uint16_t *v)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_U16) < 0)
+		return -EBADMSG;
+	*v = mnl_attr_get_u16(a);
+	return 0;
+}
+
+int nl_attr_u32(const struct nlattr *a, uint32_t *v)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return -EBADMSG;
+	*v = mnl_attr_get_u32(a);
+	return 0;
+}
+
+int nl_attr_u64(const struct nlattr *a, uint64_t *v)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return -EBADMSG;
+	*v = mnl_attr_get_u64(a);
+	return 0;
+}

@@ -73,4 +73,14 @@ int nl_join_group(struct nl_sock *s, uint32_t group);
  */
 int nl_recv_notifications(struct nl_sock *s, nl_data_cb cb, void *data);
 
+/*
+ * Typed reads of one attribute, validated: 0, or -EBADMSG for a wrong type
+ * (or, for strings, one that does not fit @len with its NUL).
+ */
+int nl_attr_str(const struct nlattr *a, char *dst, size_t len);
+int nl_attr_u8(const struct nlattr *a, uint8_t *v);
+int nl_attr_u16(const struct nlattr *a, uint16_t *v);
+int nl_attr_u32(const struct nlattr *a, uint32_t *v);
+int nl_attr_u64(const struct nlattr *a, uint64_t *v);
+
 #endif /* CCACTL_NETLINK_H */

@@ -54,15 +54,6 @@ struct sock_filter {
 
 /* ---- parsing ---- */
 
-static int get_string(const struct nlattr *a, char *dst, size_t len)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
-	    strlen(mnl_attr_get_str(a)) >= len)
-		return -EBADMSG;
-	snprintf(dst, len, "%s", mnl_attr_get_str(a));
-	return 0;
-}
-
 static int get_addr(const struct nlattr *a, uint8_t *dst, uint8_t *len)
 {
 	uint16_t n = mnl_attr_get_payload_len(a);
@@ -71,38 +62,6 @@ static int get_addr(const struct nlattr *a, uint8_t *dst, uint8_t *len)
 		return -EBADMSG;
 	memcpy(dst, mnl_attr_get_payload(a), n);
 	*len = (uint8_t)n;
-	return 0;
-}
-
-static int get_u8(const struct nlattr *a, uint8_t *v)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
-		return -EBADMSG;
-	*v = mnl_attr_get_u8(a);
-	return 0;
-}
-
-static int get_u16(const struct nlattr *a, uint16_t *v)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_U16) < 0)
-		return -EBADMSG;
-	*v = mnl_attr_get_u16(a);
-	return 0;
-}
-
-static int get_u32(const struct nlattr *a, uint32_t *v)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
-		return -EBADMSG;
-	*v = mnl_attr_get_u32(a);
-	return 0;
-}
-
-static int get_u64(const struct nlattr *a, uint64_t *v)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
-		return -EBADMSG;
-	*v = mnl_attr_get_u64(a);
 	return 0;
 }
 
@@ -117,10 +76,10 @@ static int sock_parse(const struct nlmsghdr *nlh, struct sock_info *si)
 		type = mnl_attr_get_type(a);
 		switch (type) {
 		case CCAAS_A_SOCK_COOKIE:
-			err = get_u64(a, &si->cookie);
+			err = nl_attr_u64(a, &si->cookie);
 			break;
 		case CCAAS_A_SOCK_FAMILY:
-			err = get_u8(a, &si->family);
+			err = nl_attr_u8(a, &si->family);
 			break;
 		case CCAAS_A_SOCK_SADDR:
 			err = get_addr(a, si->saddr, &si->saddr_len);
@@ -129,43 +88,43 @@ static int sock_parse(const struct nlmsghdr *nlh, struct sock_info *si)
 			err = get_addr(a, si->daddr, &si->daddr_len);
 			break;
 		case CCAAS_A_SOCK_SPORT:
-			err = get_u16(a, &si->sport);
+			err = nl_attr_u16(a, &si->sport);
 			break;
 		case CCAAS_A_SOCK_DPORT:
-			err = get_u16(a, &si->dport);
+			err = nl_attr_u16(a, &si->dport);
 			break;
 		case CCAAS_A_SOCK_CCA:
-			err = get_string(a, si->cca, sizeof(si->cca));
+			err = nl_attr_str(a, si->cca, sizeof(si->cca));
 			break;
 		case CCAAS_A_SOCK_POLICY_CCA:
-			err = get_string(a, si->policy_cca, sizeof(si->policy_cca));
+			err = nl_attr_str(a, si->policy_cca, sizeof(si->policy_cca));
 			break;
 		case CCAAS_A_SOCK_GENERATION:
-			err = get_u32(a, &si->generation);
+			err = nl_attr_u32(a, &si->generation);
 			break;
 		case CCAAS_A_SOCK_LOCALITY:
-			err = get_u8(a, &si->locality);
+			err = nl_attr_u8(a, &si->locality);
 			break;
 		case CCAAS_A_SOCK_REGION:
-			err = get_u32(a, &si->region);
+			err = nl_attr_u32(a, &si->region);
 			break;
 		case CCAAS_A_SOCK_DC:
-			err = get_u32(a, &si->dc);
+			err = nl_attr_u32(a, &si->dc);
 			break;
 		case CCAAS_A_SOCK_ECN:
-			err = get_u8(a, &si->ecn);
+			err = nl_attr_u8(a, &si->ecn);
 			break;
 		case CCAAS_A_SOCK_PINNED:
-			err = get_u8(a, &si->pinned);
+			err = nl_attr_u8(a, &si->pinned);
 			break;
 		case CCAAS_A_SOCK_MIN_RTO_US:
-			err = get_u32(a, &si->min_rto_us);
+			err = nl_attr_u32(a, &si->min_rto_us);
 			break;
 		case CCAAS_A_SOCK_INIT_CWND:
-			err = get_u32(a, &si->init_cwnd);
+			err = nl_attr_u32(a, &si->init_cwnd);
 			break;
 		case CCAAS_A_SOCK_TSO_SEGS:
-			err = get_u32(a, &si->tso_segs);
+			err = nl_attr_u32(a, &si->tso_segs);
 			break;
 		default:	/* padding, or newer than us */
 			continue;
