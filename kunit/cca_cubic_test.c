@@ -205,6 +205,8 @@ static int cubic_fixture_init(struct kunit *test)
 	f->sk = (struct sock *)f->tp;
 	f->sk->sk_family = AF_INET;
 	f->sk->sk_state = TCP_ESTABLISHED;
+	/* CCA init asks the namespace's ccalog selection. */
+	write_pnet(&f->sk->sk_net, &init_net);
 	f->tp->mss_cache = MSS;
 	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	f->tp->snd_cwnd_clamp = ~0U;

@@ -46,6 +46,8 @@ static struct sim *sim_new(struct kunit *test, const char *name)
 	write_pnet(&s->sk->sk_net, &init_net);
 	s->sk->sk_family = AF_INET;
 	s->sk->sk_state = TCP_ESTABLISHED;
+	/* CCA init asks the namespace's ccalog selection. */
+	write_pnet(&s->sk->sk_net, &init_net);
 	s->tp->mss_cache = MSS;
 	s->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	s->tp->snd_cwnd_clamp = ~0U;

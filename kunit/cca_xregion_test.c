@@ -39,6 +39,8 @@ static void xr_fixture_reset(struct xr_fixture *f)
 	memset(f->tp, 0, sizeof(*f->tp));
 	f->sk->sk_family = AF_INET;
 	f->sk->sk_state = TCP_ESTABLISHED;
+	/* CCA init asks the namespace's ccalog selection. */
+	write_pnet(&f->sk->sk_net, &init_net);
 	f->sk->sk_max_pacing_rate = ~0UL;
 	f->sk->sk_pacing_rate = ~0UL;
 	f->tp->mss_cache = XT_MSS;

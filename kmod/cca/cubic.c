@@ -57,6 +57,7 @@
 #include <ccaas/cubic.h>
 #include <ccaas/ecn.h>
 #include <ccaas/info.h>
+#include <ccaas/log.h>
 #include <ccaas/param.h>
 #include <ccaas/rate.h>
 #include <ccaas/round.h>
@@ -139,6 +140,7 @@ static void cca_cubic_init(struct sock *sk)
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	ccaas_sock_start(sk);
+	ccaas_log_init(sk);
 
 	/*
 	 * A socket taken over mid-connection keeps its cwnd and ssthresh: its
@@ -256,6 +258,9 @@ static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
 				       CCAAS_ALPHA_SHIFT));
 	/* get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha, alpha);
+	ccaas_log_rtt(sk, &ca->round,
+		      tp->ecn_flags & TCP_ECN_OK ? alpha : CCAAS_LOG_NO_ALPHA,
+		      0, 0);
 	ccaas_round_start(&ca->round, tp);
 	ca->cut_in_round = 0;
 }

@@ -102,6 +102,7 @@
 #include <ccaas/ccaas.h>
 #include <ccaas/ecn.h>
 #include <ccaas/info.h>
+#include <ccaas/log.h>
 #include <ccaas/param.h>
 #include <ccaas/rate.h>
 #include <ccaas/round.h>
@@ -250,6 +251,7 @@ static void cca_dcndelay_init(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	ccaas_sock_start(sk);
+	ccaas_log_init(sk);
 	dcn_init_state(sk);
 
 	/*
@@ -268,6 +270,7 @@ static void cca_dcndelay_init(struct sock *sk)
 static void cca_dcndelay_ne_init(struct sock *sk)
 {
 	ccaas_sock_start(sk);
+	ccaas_log_init(sk);
 	dcn_init_state(sk);
 }
 
@@ -404,6 +407,10 @@ static void cca_dcndelay_in_ack_event(struct sock *sk, u32 flags)
 		return;
 
 	dcn_round_end(sk, ca, tp);
+	/* ccalog: cca_state is the additive step, target_us the target RTT. */
+	if (ccaas_logged(sk))
+		__ccaas_log_rtt(sk, &ca->round, ca->alpha,
+				dcn_target_rtt(sk, tp), ca->step);
 	ca->rtt_round_us = DCN_RTT_NONE;
 	ccaas_round_start(&ca->round, tp);
 }

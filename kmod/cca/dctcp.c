@@ -36,6 +36,7 @@
 #include <ccaas/ccaas.h>
 #include <ccaas/ecn.h>
 #include <ccaas/info.h>
+#include <ccaas/log.h>
 #include <ccaas/param.h>
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
@@ -75,6 +76,7 @@ static void cca_dctcp_init(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	ccaas_sock_start(sk);
+	ccaas_log_init(sk);
 
 	/*
 	 * init() also runs for listeners and for sockets that are not yet
@@ -103,16 +105,22 @@ static u32 cca_dctcp_ssthresh(struct sock *sk)
 	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
 
 	ca->loss_cwnd = cwnd;
+	ccaas_round_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	return ccaas_alpha_cut(cwnd, ca->alpha);
 }
 
-/* Once per round trip: fold the round's marked fraction into alpha. */
+/*
+ * Every ACK: note ECE for ccalog; once per round trip: fold the round's
+ * marked fraction into alpha.
+ */
 static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 alpha;
 
+	if (flags & CA_ACK_ECE)
+		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
 	if (!ccaas_round_over(&ca->round, tp))
 		return;
 
@@ -123,6 +131,7 @@ static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 				       CCAAS_ALPHA_SHIFT));
 	/* get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha, alpha);
+	ccaas_log_rtt(sk, &ca->round, alpha, 0, 0);
 	ccaas_round_start(&ca->round, tp);
 }
 
@@ -132,10 +141,13 @@ static void cca_dctcp_set_state(struct sock *sk, u8 new_state)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 
+	if (new_state == TCP_CA_Loss)
+		ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
 	if (new_state != TCP_CA_Recovery ||
 	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
 		return;
 
+	ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
 	ca->loss_cwnd = tcp_snd_cwnd(tp);
 	tp->snd_ssthresh = max(tcp_snd_cwnd(tp) >> 1, 2U);
 }
@@ -146,6 +158,8 @@ static void cca_dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 
 	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
 		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ca->ce_state);
+	else if (ev == CA_EVENT_TX_START)
+		ccaas_round_note(&ca->round, CCAAS_ROUND_TX_START);
 }
 
 static u32 cca_dctcp_undo_cwnd(struct sock *sk)

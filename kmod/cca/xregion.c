@@ -101,6 +101,7 @@
 #include <ccaas/cubic.h>
 #include <ccaas/ecn.h>
 #include <ccaas/info.h>
+#include <ccaas/log.h>
 #include <ccaas/pacing.h>
 #include <ccaas/param.h>
 #include <ccaas/prr.h>
@@ -368,6 +369,8 @@ static void xr_round_end(struct sock *sk, struct cca_xregion *ca, u32 unit)
 		ca->prr.delivered = tp->delivered;
 		ca->stale = 1;
 	}
+	/* ccalog: cca_state is the mode the next round runs in. */
+	ccaas_log_rtt(sk, &ca->round, ca->alpha, 0, ca->mode);
 	ccaas_round_start(&ca->round, tp);
 }
 
@@ -564,6 +567,7 @@ static void cca_xregion_init(struct sock *sk)
 	if (!tp->data_segs_out && !(dst && dst_metric(dst, RTAX_INITCWND)))
 		tcp_snd_cwnd_set(tp, min(init_cwnd, tp->snd_cwnd_clamp));
 	ccaas_sock_start(sk);
+	ccaas_log_init(sk);
 
 	/*
 	 * Without ECN (an established socket whose handshake did not

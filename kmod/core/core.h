@@ -13,17 +13,20 @@
 
 #include "scope.h"
 #include "policy.h"
+#include "logsel.h"
 
 /**
  * struct ccaas_net - the core's state in one network namespace
  * @lock: serialises every change of this namespace's tables (readers use RCU)
  * @scope: the scope table (scope.c)
  * @policy: the policy store (policy.c)
+ * @log: the ccalog selection (logsel.c)
  */
 struct ccaas_net {
 	struct mutex lock;	/* see @lock above */
 	struct ccaas_scope_state scope;
 	struct ccaas_policy_state policy;
+	struct ccaas_log_state log;
 };
 
 /* pernet.c */

@@ -64,7 +64,9 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 	if (!ctx->force && !ccaas_ecn_compatible(sk, target))
 		return CCAAS_MOVE_REFUSED;
 
-	switch (ccaas_sk_switch(sk, target, rule, ctx->stats.generation, true)) {
+	switch (ccaas_sk_switch(sk, target, rule, ctx->stats.generation, true,
+				ctx->drain_from ? CCALOG_SWITCH_DRAIN :
+				CCALOG_SWITCH_MIGRATE)) {
 	case 0:
 		break;
 	case -EOPNOTSUPP:

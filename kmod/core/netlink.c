@@ -235,6 +235,26 @@ static const struct genl_ops ccaas_ops[] = {
 		.policy = ccaas_sock_get_policy,
 		.maxattr = CCAAS_A_SOCK_MAX,
 	},
+	{
+		.cmd = CCAAS_CMD_LOG_ADD,
+		.doit = ccaas_nl_log_add_doit,
+		.policy = ccaas_log_nlpolicy,
+		.maxattr = CCAAS_A_LOG_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_LOG_DEL,
+		.doit = ccaas_nl_log_del_doit,
+		.policy = ccaas_log_nlpolicy,
+		.maxattr = CCAAS_A_LOG_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CCAAS_CMD_LOG_GET,
+		.doit = ccaas_nl_log_get_doit,
+		.policy = ccaas_log_nlpolicy,
+		.maxattr = CCAAS_A_LOG_MAX,
+	},
 };
 
 static const struct genl_multicast_group ccaas_mcgrps[] = {

@@ -41,6 +41,7 @@ static void __net_exit ccaas_net_exit(struct net *net)
 {
 	struct ccaas_net *cn = ccaas_net(net);
 
+	ccaas_logsel_net_exit(cn);
 	ccaas_policy_net_exit(cn);
 	ccaas_scope_net_exit(cn);
 }

@@ -61,7 +61,8 @@ static void ccaas_select(struct sock *sk, bool established)
 	 * Even a socket already on the rule's CCA is switched: that applies the
 	 * rule's knobs and fills a ccaas CCA's header before its init() runs.
 	 */
-	ccaas_sk_switch(sk, rule->cca.ops, rule, gen->generation, established);
+	ccaas_sk_switch(sk, rule->cca.ops, rule, gen->generation, established,
+			CCALOG_SWITCH_SELECT);
 out:
 	rcu_read_unlock();
 }
@@ -89,7 +90,8 @@ static void ccaas_select_listener(struct sock *sk)
 	gen = ccaas_policy_current(cn);
 	rule = ccaas_ecn_rule(gen);
 	if (rule && !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, rule->cca.ops))
-		ccaas_sk_switch(sk, rule->cca.ops, NULL, gen->generation, false);
+		ccaas_sk_switch(sk, rule->cca.ops, NULL, gen->generation, false,
+				CCALOG_SWITCH_SELECT);
 	rcu_read_unlock();
 }
 

@@ -31,6 +31,13 @@ struct ccaas_migrate_stats {
 	u32 generation;
 };
 
+/* Who moves a socket (ccalog_switch's reason field). */
+enum ccaas_switch_reason {
+	CCALOG_SWITCH_SELECT,		/* selector: a new connection */
+	CCALOG_SWITCH_MIGRATE,		/* migration to the current policy */
+	CCALOG_SWITCH_DRAIN,		/* `cca drain` */
+};
+
 /* switch.c */
 bool ccaas_sk_pinned(const struct sock *sk);
 bool ccaas_ops_on_cca(const struct tcp_congestion_ops *cur,
@@ -39,7 +46,8 @@ bool ccaas_ecn_compatible(const struct sock *sk,
 			  const struct tcp_congestion_ops *ops);
 bool ccaas_ops_bpf(const struct tcp_congestion_ops *ops);
 int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
-		    const struct ccaas_rule *rule, u32 generation, bool reinit);
+		    const struct ccaas_rule *rule, u32 generation, bool reinit,
+		    u8 reason);
 u32 ccaas_sk_generation(const struct sock *sk);
 void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
 			 u32 generation);

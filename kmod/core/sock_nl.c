@@ -9,6 +9,8 @@
 #include <net/inet_hashtables.h>
 #include <net/tcp.h>
 
+#include <ccaas/sock.h>
+
 #include "core.h"
 #include "sock.h"
 
@@ -233,7 +235,9 @@ static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 		       !!(tcp_sk(sk)->ecn_flags & TCP_ECN_OK)) ||
 	    nla_put_u8(skb, CCAAS_A_SOCK_PINNED, ccaas_sk_pinned(sk)) ||
 	    nla_put_u32(skb, CCAAS_A_SOCK_MIN_RTO_US,
-			jiffies_to_usecs(inet_csk(sk)->icsk_rto_min))) {
+			jiffies_to_usecs(inet_csk(sk)->icsk_rto_min)) ||
+	    nla_put_u8(skb, CCAAS_A_SOCK_LOGGED,
+		       ccaas_registry_by_ops(ops) && ccaas_sock(sk)->logged)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

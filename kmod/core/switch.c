@@ -27,6 +27,7 @@
 
 #include "core.h"
 #include "sock.h"
+#include "ccalog_trace.h"
 
 bool ccaas_ops_bpf(const struct tcp_congestion_ops *ops)
 {
@@ -101,11 +102,16 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
 				 u32 generation)
 {
 	struct ccaas_sock *cs = ccaas_sock(sk);
+	bool logged = cs->logged;
 	unsigned int i;
 
 	BUILD_BUG_ON(sizeof(struct ccaas_sock) > ICSK_CA_PRIV_SIZE);
-	/* Everything but the extension pointer, which the CCA owns. */
+	/*
+	 * Everything but the extension pointer, which the CCA owns, and the
+	 * ccalog bit (zero in a freshly cleared area; kept on a refresh).
+	 */
 	memset(cs, 0, offsetof(struct ccaas_sock, ext));
+	cs->logged = logged;
 	cs->generation = generation;
 	if (rule->knobs & CCAAS_KNOB_INIT_CWND)
 		cs->init_cwnd = rule->init_cwnd;
@@ -128,6 +134,7 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
  * @rule: the policy rule that chose @ops, or NULL (cca drain ... to NAME)
  * @generation: the generation @rule belongs to
  * @reinit: the old CCA was initialised: release it, and init the new one
+ * @reason: who moves it, for ccalog_switch (CCALOG_SWITCH_*)
  *
  * With a @rule, its knobs are applied too. Does not sleep.
  *
@@ -135,7 +142,8 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
  * handled from a module), -EBUSY if @ops' module is going away.
  */
 int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
-		    const struct ccaas_rule *rule, u32 generation, bool reinit)
+		    const struct ccaas_rule *rule, u32 generation, bool reinit,
+		    u8 reason)
 {
 	struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tcp_congestion_ops *old = icsk->icsk_ca_ops;
@@ -144,6 +152,8 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 		return -EOPNOTSUPP;
 	if (!try_module_get(ops->owner))
 		return -EBUSY;
+	if (old != ops)
+		trace_ccalog_switch(sk, old->name, ops->name, reason, generation);
 
 	if (reinit && old->release)
 		old->release(sk);

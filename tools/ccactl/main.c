@@ -35,6 +35,7 @@ static const struct ccactl_object *const objects[] = {
 	&policy_object,
 	&migrate_object,
 	&sock_object,
+	&log_object,
 	&monitor_object,
 	&help_object,
 };

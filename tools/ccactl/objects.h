@@ -10,6 +10,7 @@ extern const struct ccactl_object scope_object;	/* scope.c */
 extern const struct ccactl_object policy_object;	/* policy.c */
 extern const struct ccactl_object migrate_object;	/* migrate.c */
 extern const struct ccactl_object sock_object;	/* sock.c */
+extern const struct ccactl_object log_object;	/* log.c */
 extern const struct ccactl_object monitor_object;	/* monitor.c */
 
 #endif /* CCACTL_OBJECTS_H */

@@ -28,7 +28,7 @@
 struct sock_info {
 	uint32_t has;		/* bit n: attribute n was sent */
 	uint64_t cookie;
-	uint8_t family, locality, ecn, pinned;
+	uint8_t family, locality, ecn, pinned, logged;
 	uint8_t saddr[16], daddr[16];
 	uint8_t saddr_len, daddr_len;	/* 4 or 16 */
 	uint16_t sport, dport;
@@ -125,6 +125,9 @@ static int sock_parse(const struct nlmsghdr *nlh, struct sock_info *si)
 			break;
 		case CCAAS_A_SOCK_TSO_SEGS:
 			err = nl_attr_u32(a, &si->tso_segs);
+			break;
+		case CCAAS_A_SOCK_LOGGED:
+			err = nl_attr_u8(a, &si->logged);
 			break;
 		default:	/* padding, or newer than us */
 			continue;
@@ -248,6 +251,8 @@ static void sock_print_json(const struct sock_info *si)
 		print_uint(PRINT_JSON, "init_cwnd", "%llu", si->init_cwnd);
 	if (HAS(si, CCAAS_A_SOCK_TSO_SEGS))
 		print_uint(PRINT_JSON, "tso_segs", "%llu", si->tso_segs);
+	if (HAS(si, CCAAS_A_SOCK_LOGGED))
+		print_bool(PRINT_JSON, "logged", "%s", si->logged);
 	close_json_object();
 }
 
@@ -255,7 +260,7 @@ static void sock_print_json(const struct sock_info *si)
 enum {
 	COL_LOCAL, COL_PEER, COL_CCA, COL_POLICY, COL_GEN, COL_LOCALITY,
 	COL_REGION_DC, COL_ECN, COL_PINNED, COL_MIN_RTO, COL_INIT_CWND,
-	COL_TSO_SEGS, COL_COOKIE, N_COLS
+	COL_TSO_SEGS, COL_LOGGED, COL_COOKIE, N_COLS
 };
 
 static const struct {
@@ -274,6 +279,7 @@ static const struct {
 	[COL_MIN_RTO]	= { "MIN_RTO", false },
 	[COL_INIT_CWND]	= { "INIT_CWND", true },
 	[COL_TSO_SEGS]	= { "TSO_SEGS", true },
+	[COL_LOGGED]	= { "CCALOG", true },
 	[COL_COOKIE]	= { "COOKIE", false },
 };
 
@@ -330,6 +336,7 @@ static void sock_row(const struct sock_info *si, struct sock_row *r)
 		snprintf(r->tso_segs, sizeof(r->tso_segs), "%u", si->tso_segs);
 		c[COL_TSO_SEGS] = r->tso_segs;
 	}
+	c[COL_LOGGED] = yes_no(si, CCAAS_A_SOCK_LOGGED, si->logged);
 	if (HAS(si, CCAAS_A_SOCK_COOKIE)) {
 		snprintf(r->cookie, sizeof(r->cookie), "%llu",
 			 (unsigned long long)si->cookie);

@@ -207,9 +207,29 @@ enum {
 	CCAAS_A_SOCK_MIN_RTO_US,	/* u32: the socket's minimum RTO */
 	CCAAS_A_SOCK_INIT_CWND,		/* u32: initial cwnd the policy set, if any */
 	CCAAS_A_SOCK_TSO_SEGS,		/* u32: TSO segment floor, if any */
+	CCAAS_A_SOCK_LOGGED,		/* u8: 1 if ccalog reports the connection */
 
 	__CCAAS_A_SOCK_MAX,
 	CCAAS_A_SOCK_MAX = (__CCAAS_A_SOCK_MAX - 1)
+};
+
+/*
+ * The ccalog selection: which connections the ccalog tracepoints report.
+ * Requests carry CCAAS_A_LOG_COOKIE (repeated) or CCAAS_A_LOG_ALL.
+ */
+enum {
+	CCAAS_A_LOG_UNSPEC,
+	CCAAS_A_LOG_COOKIE,		/* u64 (multi): a socket cookie */
+	CCAAS_A_LOG_ALL,		/* flag: every connection of the namespace */
+	CCAAS_A_LOG_ENTRY,		/* nest (multi, reply): COOKIE, LIVE */
+	CCAAS_A_LOG_LIVE,		/* u8 (reply): the cookie's connection is open */
+	CCAAS_A_LOG_LOGGING,		/* u32 (reply): connections reported now */
+	CCAAS_A_LOG_OTHER_CCA,		/* u32 (reply): selected, on a CCA without ccalog */
+	CCAAS_A_LOG_STOPPED,		/* u32 (reply): no longer reported */
+	CCAAS_A_LOG_MAX_COOKIES,	/* u32 (reply): cookies a namespace may select */
+
+	__CCAAS_A_LOG_MAX,
+	CCAAS_A_LOG_MAX = (__CCAAS_A_LOG_MAX - 1)
 };
 
 enum {
@@ -231,6 +251,9 @@ enum {
 	CCAAS_CMD_SOCK_GET,		/* dump: established TCP sockets */
 	CCAAS_CMD_POLICY_NTF,		/* notification: a policy commit */
 	CCAAS_CMD_MIGRATE_NTF,		/* notification: a migration pass */
+	CCAAS_CMD_LOG_ADD,		/* select connections for ccalog */
+	CCAAS_CMD_LOG_DEL,		/* deselect them */
+	CCAAS_CMD_LOG_GET,		/* the selection */
 
 	__CCAAS_CMD_MAX,
 	CCAAS_CMD_MAX = (__CCAAS_CMD_MAX - 1)

@@ -25,6 +25,8 @@
  * @init_cwnd: initial cwnd in packets, 0 for the kernel's
  * @tso_segs: TSO segment floor, 0 for net.ipv4.tcp_min_tso_segs
  * @param_set: bit i set when @params[i] holds a rule's value
+ * @logged: ccalog reports this connection (<ccaas/log.h>); the core sets
+ *	and clears it with the socket owned, the CCA reads it once per round
  * @params: values of the CCA's first CCAAS_SOCK_PARAMS schema parameters
  * @ext: the CCA's extension state (ccaas_ext_alloc()), or NULL
  */
@@ -32,7 +34,8 @@ struct ccaas_sock {
 	u32 generation;
 	u16 init_cwnd;
 	u8 tso_segs;
-	u8 param_set;
+	u8 param_set:CCAAS_SOCK_PARAMS;
+	u8 logged:1;
 	u32 params[CCAAS_SOCK_PARAMS];
 	void *ext;
 };
