@@ -210,6 +210,36 @@ part_perack() {
 	done </tmp/perack.txt
 }
 
+# ---- ccalog: the cost of its calls -------------------------------------------------
+
+# cca_dctcp with its ccalog calls, the connection not selected ("off"),
+# against the same source built without them (cca_dctcp0, "nocalls");
+# then selected with the tracepoint disabled ("selected") and enabled
+# ("traced", events written to the ring buffer).
+part_ccalog() {
+	local line
+	load_ccaas tcp_cca_dctcp
+	insmod "$BENCH_KO" && insmod "$(dirname "$BENCH_KO")/tcp_cca_dctcp0.ko"
+	netns_add p
+	ip netns exec p sysctl -qw net.ipv4.tcp_ecn=1
+	{
+		in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag nocalls \
+			"$DBG/perack" "$ROUNDS" cca_dctcp0 &&
+			in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag off \
+				"$DBG/perack" "$ROUNDS" cca_dctcp &&
+			"$CCACTL" -n p log add all >/dev/null &&
+			in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag selected \
+				"$DBG/perack" "$ROUNDS" cca_dctcp &&
+			echo 1 >/sys/kernel/tracing/events/ccalog/ccalog_rtt/enable &&
+			in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag traced \
+				"$DBG/perack" "$ROUNDS" cca_dctcp
+	} >/tmp/ccalog.txt
+	echo 0 >/sys/kernel/tracing/events/ccalog/ccalog_rtt/enable
+	while read -r line; do
+		emit ccalog "$line"
+	done </tmp/ccalog.txt
+}
+
 # The guest has no entropy source: until something blocks on /dev/random
 # (which makes the kernel gather timer jitter), its CRNG is not ready, and
 # every get_random_*() takes a slow path: ~50 000 more instructions per
@@ -220,12 +250,12 @@ crng_ready() {
 }
 
 case "${1:-}" in
-lookup | selector | migrate | perack)
+lookup | selector | migrate | perack | ccalog)
 	crng_ready
 	"part_$1"
 	;;
 *)
-	echo "usage: guest.sh lookup|selector|migrate|perack" >&2
+	echo "usage: guest.sh lookup|selector|migrate|perack|ccalog" >&2
 	exit 2
 	;;
 esac

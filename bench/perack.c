@@ -83,6 +83,7 @@ struct perack_stats {
 	u32 ssthresh_end;
 	u32 cwr;		/* ssthresh() calls (entries into CWR) */
 	u32 ce;			/* ECE ACKs */
+	u32 rounds;		/* round trips ended, by ccaas's rule */
 };
 
 static DEFINE_MUTEX(perack_lock);
@@ -101,7 +102,7 @@ static __always_inline void perack_run(struct sock *sk,
 	struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tcp_congestion_ops *ops = icsk->icsk_ca_ops;
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 mss = tp->mss_cache, ce_cnt = 0, i;
+	u32 mss = tp->mss_cache, ce_cnt = 0, i, round_end = tp->snd_nxt;
 	struct rate_sample rs = {};
 	struct ack_sample as = {};
 	u64 now = tp->tcp_mstamp;
@@ -138,6 +139,12 @@ static __always_inline void perack_run(struct sock *sk,
 		if (call && ops->in_ack_event)
 			ops->in_ack_event(sk, ece ? CA_ACK_SLOWPATH | CA_ACK_ECE :
 					  CA_ACK_WIN_UPDATE);
+
+		/* round trips as <ccaas/round.h> counts them (ccalog's rate) */
+		if (!before(tp->snd_una, round_end)) {
+			st->rounds++;
+			round_end = tp->snd_nxt;
+		}
 
 		/* tcp_fastretrans_alert(): leave CWR, enter it on ECE */
 		if (icsk->icsk_ca_state == TCP_CA_CWR &&
@@ -305,11 +312,11 @@ static int perack_measure(struct sock *orig, unsigned int rounds)
 		perack_per(net, sizeof(net),
 			   (s64)b1[(rounds - 1) / 2] - (s64)b0[(rounds - 1) / 2]);
 		bench_out(perack_report, &off,
-			  "phase=%s ca=%s ops=%s ecn=%d acks=%u blocks=%u min=%s med=%s max=%s loop_med=%s net=%s cwnd_end=%u ssthresh_end=%u cwr=%u ce=%u\n",
+			  "phase=%s ca=%s ops=%s ecn=%d acks=%u blocks=%u min=%s med=%s max=%s loop_med=%s net=%s cwnd_end=%u ssthresh_end=%u cwr=%u ce=%u rounds=%u\n",
 			  ph->name, name0, name,
 			  !!(tcp_sk(tmpl)->ecn_flags & TCP_ECN_OK), PERACK_ACKS,
 			  rounds, lo, med, hi, loop, net, st.cwnd_end,
-			  st.ssthresh_end, st.cwr, st.ce);
+			  st.ssthresh_end, st.cwr, st.ce, st.rounds);
 	}
 	perack_report_len = off;
 out:

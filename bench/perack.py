@@ -4,9 +4,9 @@
 TCP socket per CCA, its CCA set with setsockopt(TCP_CONGESTION), handed to
 ccaas_bench's debugfs file "perack" by file descriptor.
 
-Usage: perack.py DEBUGFS_FILE ROUNDS CCA...
+Usage: perack.py [--tag TAG] DEBUGFS_FILE ROUNDS CCA...
 Run it in a network namespace with net.ipv4.tcp_ecn=1 (ECN negotiated).
-Prints the module's report lines.
+Prints the module's report lines (each prefixed "tag=TAG " with --tag).
 """
 import socket
 import sys
@@ -31,9 +31,15 @@ def measure(dbg, rounds, cca):
 
 
 def main():
-    dbg, rounds, ccas = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    args = sys.argv[1:]
+    prefix = ""
+    if args[:1] == ["--tag"]:
+        prefix = "tag=%s " % args[1]
+        args = args[2:]
+    dbg, rounds, ccas = args[0], int(args[1]), args[2:]
     for cca in ccas:
-        sys.stdout.write(measure(dbg, rounds, cca))
+        for line in measure(dbg, rounds, cca).splitlines():
+            print(prefix + line)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def runs(top):
     """{(kernel, mode, part): rows}, and the runs that are missing 'done'"""
     out, bad = {}, []
     for name in sorted(os.listdir(top)):
-        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate|perack)", name)
+        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate|perack|ccalog)", name)
         path = os.path.join(top, name, "results", "bench.txt")
         if not m or not os.path.isfile(path):
             continue
@@ -291,6 +291,37 @@ def perack_table(data):
     return "\n".join(out)
 
 
+def ccalog_table(data):
+    """ccalog's cost: cca_dctcp with and without its calls, and when logging"""
+    header = ["kernel", "mode", "phase", "no calls", "not selected",
+              "overhead", "selected", "traced", "rounds", "per round sel.",
+              "per round traced"]
+    rows = []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "ccalog":
+            continue
+        by = {(kv.get("tag"), kv["phase"]): kv for _, kv in rs if "phase" in kv}
+        for ph in ("ss", "ca_ce"):
+            got = [by.get((t, ph)) for t in ("nocalls", "off", "selected", "traced")]
+            if None in got:
+                continue
+            nocalls, off, sel, traced = (float(g["net"]) for g in got)
+            acks, rounds = int(got[2]["acks"]), int(got[2]["rounds"])
+            rows.append([k, mode, ph, fmt(nocalls, 2), fmt(off, 2),
+                         "%+.2f %%" % (100 * (off - nocalls) / nocalls),
+                         fmt(sel, 2), fmt(traced, 2), rounds,
+                         fmt((sel - off) * acks / rounds, 1) if rounds else "",
+                         fmt((traced - off) * acks / rounds, 1) if rounds else ""])
+    out = ["== ccalog: per-ACK cost of cca_dctcp with its ccalog calls",
+           "no calls: the same source built with CCAAS_NO_CCALOG (cca_dctcp0);",
+           "not selected: tcp_cca_dctcp as shipped, connection not logged;",
+           "selected: logged, tracepoint off; traced: ccalog_rtt enabled (ring",
+           "buffer). Per ACK as in the perack table; per round: (selected or",
+           "traced - not selected) x ACKs / round trips in the block.",
+           "", table(header, rows)]
+    return "\n".join(out)
+
+
 def modsize_table(top):
     """text+data+bss of each tcp_cca_*.ko, from run.sh's <kernel>-modsize.txt"""
     rows = []
@@ -334,6 +365,9 @@ def main(top):
         sizes = modsize_table(top)
         if sizes:
             print(sizes)
+    if "ccalog" in parts:
+        print(ccalog_table(data))
+        print()
     if bad:
         print("\nincomplete runs (no 'done' line): " + ", ".join(bad))
 

@@ -7,7 +7,7 @@
 #              default: all pinned in scripts/versions.conf
 #   -M MODES   icount (qemu -icount shift=0,sleep=off: figures are guest
 #              instructions), wall (plain TCG: emulated time); default both
-#   -p PARTS   lookup, selector, migrate, perack; default all
+#   -p PARTS   lookup, selector, migrate, perack, ccalog; default all
 #   -o DIR     where the runs go (default: a new directory under
 #              ${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts})
 #
@@ -29,7 +29,7 @@ usage() {
 	exit 2
 }
 
-kvers="" modes="icount wall" parts="lookup selector migrate perack" out=""
+kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog" out=""
 while getopts "k:M:p:o:h" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
@@ -61,7 +61,7 @@ for k in $kvers; do
 	rm -rf "${bdir:?}/$k"	# no stale sources from before a rename
 	mkdir -p "$bdir/$k"
 	cp "$bench/bench_main.c" "$bench/perack.c" "$bench/bench.h" \
-		"$bench/Kbuild" "$bdir/$k/"
+		"$bench/cca_dctcp_nolog.c" "$bench/Kbuild" "$bdir/$k/"
 	make -s -C "/usr/src/linux-headers-$k" M="$bdir/$k" \
 		CCAAS_TREE="$root/build/$k" \
 		KBUILD_EXTRA_SYMBOLS="$root/build/$k/Module.symvers" modules

@@ -43,6 +43,14 @@
 
 #define CCA_DCTCP_VERSION	CCAAS_VERSION(1, 0, 0)
 
+/*
+ * The benchmark (bench/) builds a second copy without the ccalog calls
+ * (CCAAS_NO_CCALOG) under another name, to measure what they cost.
+ */
+#ifndef CCA_DCTCP_NAME
+#define CCA_DCTCP_NAME		"cca_dctcp"
+#endif
+
 /* Gain g = 2^-shift_g of the alpha EWMA; RFC 8257 suggests 1/16. */
 static unsigned int shift_g __read_mostly = 4;
 CCAAS_PARAM_UINT(shift_g, shift_g, 0, CCAAS_ALPHA_SHIFT, 0644);
@@ -105,7 +113,7 @@ static u32 cca_dctcp_ssthresh(struct sock *sk)
 	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
 
 	ca->loss_cwnd = cwnd;
-	ccaas_round_note(&ca->round, CCAAS_ROUND_SSTHRESH);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	return ccaas_alpha_cut(cwnd, ca->alpha);
 }
 
@@ -120,7 +128,7 @@ static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 	u32 alpha;
 
 	if (flags & CA_ACK_ECE)
-		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_ECE);
 	if (!ccaas_round_over(&ca->round, tp))
 		return;
 
@@ -142,12 +150,12 @@ static void cca_dctcp_set_state(struct sock *sk, u8 new_state)
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 
 	if (new_state == TCP_CA_Loss)
-		ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	if (new_state != TCP_CA_Recovery ||
 	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
 		return;
 
-	ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	ca->loss_cwnd = tcp_snd_cwnd(tp);
 	tp->snd_ssthresh = max(tcp_snd_cwnd(tp) >> 1, 2U);
 }
@@ -159,7 +167,7 @@ static void cca_dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
 		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ca->ce_state);
 	else if (ev == CA_EVENT_TX_START)
-		ccaas_round_note(&ca->round, CCAAS_ROUND_TX_START);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
 }
 
 static u32 cca_dctcp_undo_cwnd(struct sock *sk)
@@ -198,7 +206,7 @@ static struct tcp_congestion_ops cca_dctcp_ops __read_mostly = {
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
-	.name		= "cca_dctcp",
+	.name		= CCA_DCTCP_NAME,
 };
 
 /* Per policy rule overrides of the module parameters (`ccactl cca show`). */
@@ -217,7 +225,7 @@ static struct tcp_congestion_ops cca_dctcp_reno_ops __read_mostly = {
 	.get_info	= cca_dctcp_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.owner		= THIS_MODULE,
-	.name		= "cca_dctcp-reno",
+	.name		= CCA_DCTCP_NAME "-reno",
 };
 
 static struct ccaas_cca cca_dctcp = {

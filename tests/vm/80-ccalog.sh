@@ -246,7 +246,10 @@ test_ccalog_plot() {
 	"$PLOT" -o "$out" --data "$LG_RESULTS/plot.dat" "$dir/filtered.dat" >"$LG_RESULTS/plot.txt" 2>&1 ||
 		{ cat "$LG_RESULTS/plot.txt"; fail ccalog_plot "ccalog-plot failed"; return 1; }
 	cat "$LG_RESULTS/plot.txt"
+	# A series' key sample alone is ~94 pixels of its color: 300 means
+	# its line is drawn too.
 	check ccalog_plot python3 "$PNGCHECK" "$out" --min-size 800x600 \
-		--color 'cwnd=#1f77b4' --color 'ssthresh=#ff7f0e' --color 'alpha=#2ca02c' \
-		--color 'srtt=#d62728' --color 'min_rtt=#9467bd'
+		--color 'cwnd=#1f77b4:300' --color 'ssthresh=#ff7f0e:300' \
+		--color 'alpha=#2ca02c:300' --color 'srtt=#d62728:300' \
+		--color 'min_rtt=#9467bd:300'
 }

@@ -50,6 +50,17 @@ static inline bool ccaas_logged(const struct sock *sk)
 #endif
 }
 
+/*
+ * Note a round signal that only ccalog reports (the CCA itself does not
+ * use it); compiled out with CCAAS_NO_CCALOG like the calls.
+ */
+static inline void ccaas_log_note(struct ccaas_round *r, u32 flag)
+{
+#ifndef CCAAS_NO_CCALOG
+	ccaas_round_note(r, flag);
+#endif
+}
+
 /**
  * ccaas_log_rtt - report the round @r that just ended, if @sk is logged
  * @sk: the socket, owned by the caller (the stack's ACK path)
