@@ -237,19 +237,15 @@ static void cca_cubic_set_state(struct sock *sk, u8 new_state)
 		cca_cubic_loss(sk);
 }
 
-/* Every ACK: note ECE; once per round trip: fold the marks into alpha. */
-static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
+/*
+ * Once per round trip: fold the marks into alpha, report the round to
+ * ccalog. Out of line: the per-ACK part below stays a leaf function.
+ */
+static noinline void cca_cubic_round_end(struct sock *sk)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 alpha;
-
-	ca->ece_ack = !!(flags & CA_ACK_ECE);
-	if (ca->ece_ack)
-		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
-
-	if (!ccaas_round_over(&ca->round, tp))
-		return;
 
 	alpha = ccaas_alpha_update(ca->alpha,
 				   ccaas_round_delivered(&ca->round, tp),
@@ -263,6 +259,19 @@ static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
 		      0, 0);
 	ccaas_round_start(&ca->round, tp);
 	ca->cut_in_round = 0;
+}
+
+/* Every ACK: note ECE; at the end of a round trip, the work above. */
+static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct cca_cubic *ca = inet_csk_ca(sk);
+
+	ca->ece_ack = !!(flags & CA_ACK_ECE);
+	if (ca->ece_ack)
+		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
+
+	if (ccaas_round_over(&ca->round, tcp_sk(sk)))
+		cca_cubic_round_end(sk);
 }
 
 static void cca_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)

@@ -118,19 +118,15 @@ static u32 cca_dctcp_ssthresh(struct sock *sk)
 }
 
 /*
- * Every ACK: note ECE for ccalog; once per round trip: fold the round's
- * marked fraction into alpha.
+ * Once per round trip: fold the round's marked fraction into alpha, and
+ * report the round to ccalog. Out of line, so that the per-ACK test below
+ * stays a leaf function with nothing to save.
  */
-static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
+static noinline void cca_dctcp_round_end(struct sock *sk)
 {
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 alpha;
-
-	if (flags & CA_ACK_ECE)
-		ccaas_log_note(&ca->round, CCAAS_ROUND_ECE);
-	if (!ccaas_round_over(&ca->round, tp))
-		return;
 
 	alpha = ccaas_alpha_update(ca->alpha,
 				   ccaas_round_delivered(&ca->round, tp),
@@ -141,6 +137,18 @@ static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 	WRITE_ONCE(ca->alpha, alpha);
 	ccaas_log_rtt(sk, &ca->round, alpha, 0, 0);
 	ccaas_round_start(&ca->round, tp);
+}
+
+/*
+ * Every ACK: has the round ended? (ECE needs no note for ccalog: the
+ * round's CE-marked deliveries, which ECE ACKs count, are reported.)
+ */
+static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct cca_dctcp *ca = inet_csk_ca(sk);
+
+	if (ccaas_round_over(&ca->round, tcp_sk(sk)))
+		cca_dctcp_round_end(sk);
 }
 
 /* A loss halves cwnd whatever alpha is, as in Reno. */

@@ -162,7 +162,8 @@ TRACE_EVENT(ccalog_rtt,
 			   __entry->target_us = target_us;
 			   __entry->ca_state = inet_csk(sk)->icsk_ca_state;
 			   __entry->is_loss = !!(r->flags & CCAAS_ROUND_LOSS);
-			   __entry->is_ece_ack = !!(r->flags & CCAAS_ROUND_ECE);
+			   __entry->is_ece_ack = (r->flags & CCAAS_ROUND_ECE) ||
+						__entry->delivered_ce;
 			   __entry->is_tx_start = !!(r->flags & CCAAS_ROUND_TX_START);
 			   __entry->is_ssthresh_invoked = !!(r->flags & CCAAS_ROUND_SSTHRESH);
 	    ),
