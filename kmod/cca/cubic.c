@@ -238,8 +238,8 @@ static void cca_cubic_set_state(struct sock *sk, u8 new_state)
 }
 
 /*
- * Once per round trip: fold the marks into alpha, report the round to
- * ccalog. Out of line: the per-ACK part below stays a leaf function.
+ * Once per round trip: fold the marks into alpha. Out of line, and a leaf:
+ * the per-ACK part below has nothing to save.
  */
 static noinline void cca_cubic_round_end(struct sock *sk)
 {
@@ -254,11 +254,19 @@ static noinline void cca_cubic_round_end(struct sock *sk)
 				       CCAAS_ALPHA_SHIFT));
 	/* get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha, alpha);
-	ccaas_log_rtt(sk, &ca->round,
-		      tp->ecn_flags & TCP_ECN_OK ? alpha : CCAAS_LOG_NO_ALPHA,
-		      0, 0);
 	ccaas_round_start(&ca->round, tp);
 	ca->cut_in_round = 0;
+}
+
+/* The same for a connection ccalog reports: then the round goes to ccalog. */
+static noinline void cca_cubic_round_end_logged(struct sock *sk)
+{
+	struct cca_cubic *ca = inet_csk_ca(sk);
+	struct ccaas_round done = ca->round;
+
+	cca_cubic_round_end(sk);
+	ccaas_log_rtt(sk, &done, tcp_sk(sk)->ecn_flags & TCP_ECN_OK ?
+		      ca->alpha : CCAAS_LOG_NO_ALPHA, 0, 0);
 }
 
 /* Every ACK: note ECE; at the end of a round trip, the work above. */
@@ -270,7 +278,11 @@ static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
 	if (ca->ece_ack)
 		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
 
-	if (ccaas_round_over(&ca->round, tcp_sk(sk)))
+	if (!ccaas_round_over(&ca->round, tcp_sk(sk)))
+		return;
+	if (ccaas_logged(sk))
+		cca_cubic_round_end_logged(sk);
+	else
 		cca_cubic_round_end(sk);
 }
 

@@ -118,9 +118,8 @@ static u32 cca_dctcp_ssthresh(struct sock *sk)
 }
 
 /*
- * Once per round trip: fold the round's marked fraction into alpha, and
- * report the round to ccalog. Out of line, so that the per-ACK test below
- * stays a leaf function with nothing to save.
+ * Once per round trip: fold the round's marked fraction into alpha. Out of
+ * line, and a leaf: the per-ACK test below has nothing to save.
  */
 static noinline void cca_dctcp_round_end(struct sock *sk)
 {
@@ -135,19 +134,33 @@ static noinline void cca_dctcp_round_end(struct sock *sk)
 				       CCAAS_ALPHA_SHIFT));
 	/* get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha, alpha);
-	ccaas_log_rtt(sk, &ca->round, alpha, 0, 0);
 	ccaas_round_start(&ca->round, tp);
 }
 
+/* The same for a connection ccalog reports: then the round goes to ccalog. */
+static noinline void cca_dctcp_round_end_logged(struct sock *sk)
+{
+	struct cca_dctcp *ca = inet_csk_ca(sk);
+	struct ccaas_round done = ca->round;
+
+	cca_dctcp_round_end(sk);
+	ccaas_log_rtt(sk, &done, ca->alpha, 0, 0);
+}
+
 /*
- * Every ACK: has the round ended? (ECE needs no note for ccalog: the
- * round's CE-marked deliveries, which ECE ACKs count, are reported.)
+ * Every ACK: has the round ended? The ccalog test happens only then.
+ * (ECE needs no note for ccalog: the round's CE-marked deliveries, which
+ * ECE ACKs count, are reported.)
  */
 static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 
-	if (ccaas_round_over(&ca->round, tcp_sk(sk)))
+	if (!ccaas_round_over(&ca->round, tcp_sk(sk)))
+		return;
+	if (ccaas_logged(sk))
+		cca_dctcp_round_end_logged(sk);
+	else
 		cca_dctcp_round_end(sk);
 }
 
@@ -157,8 +170,6 @@ static void cca_dctcp_set_state(struct sock *sk, u8 new_state)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 
-	if (new_state == TCP_CA_Loss)
-		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	if (new_state != TCP_CA_Recovery ||
 	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
 		return;
@@ -174,8 +185,10 @@ static void cca_dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 
 	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
 		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ca->ce_state);
-	else if (ev == CA_EVENT_TX_START)
-		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
+	else if (ev == CA_EVENT_TX_START || ev == CA_EVENT_LOSS)
+		/* sending resumes after idle; a retransmission timeout */
+		ccaas_log_note(&ca->round, ev == CA_EVENT_LOSS ?
+			       CCAAS_ROUND_LOSS : CCAAS_ROUND_TX_START);
 }
 
 static u32 cca_dctcp_undo_cwnd(struct sock *sk)

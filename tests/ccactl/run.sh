@@ -322,7 +322,7 @@ fi
 
 run help
 check help_migrate_sock_monitor '[ $RC -eq 0 ]' \
-	'[[ "$OUT" =~ OBJECT\ :=\ \{[a-z\ \|]*\ migrate\ \|\ sock\ \|\ monitor\ \| ]]' \
+	'[[ "$OUT" =~ OBJECT\ :=\ \{[a-z\ \|]*\ migrate\ \|\ sock\ \|\ log\ \|\ monitor\ \| ]]' \
 	'grep -q "^  migrate  " "$TMP/out"' 'grep -q "^  sock  " "$TMP/out"' \
 	'grep -q "^  monitor  " "$TMP/out"'
 run migrate help
@@ -335,6 +335,11 @@ check cca_drain_help '[ $RC -eq 0 ]' \
 run sock help
 check sock_help '[ $RC -eq 0 ]' \
 	'contains "$OUT" "ccactl sock show [cca NAME] [locality LOC] [dport PORT] [sport PORT]"' \
+	'contains "$OUT" "Without a command, \"show\" is run."'
+run log help
+check log_help '[ $RC -eq 0 ]' '[ -z "$ERR" ]' \
+	'contains "$OUT" "ccactl log add { cookie N [cookie N]... | all | FILTER }"' \
+	'contains "$OUT" "ccactl log record [duration SECONDS] [file FILE] [filter EXPR]"' \
 	'contains "$OUT" "Without a command, \"show\" is run."'
 run monitor help
 check monitor_help '[ $RC -eq 0 ]' '[ -z "$ERR" ]' 'contains "$OUT" "Usage: ccactl monitor"'
@@ -367,6 +372,23 @@ usage_case sock_port_big 'invalid port "65536"' sock show sport 65536
 usage_case sock_port_text 'invalid port "ssh"' sock show dport ssh
 usage_case sock_port_sign 'invalid port "+22"' sock show dport +22
 usage_case sock_filter_twice '"sport" given twice' sock show sport 1 sport 2
+usage_case log_add_nothing 'log add: name connections: cookie N, all, or a filter' log add
+usage_case log_del_nothing 'log del: name connections' log del
+usage_case log_cookie_text 'invalid cookie "abc"' log add cookie abc
+usage_case log_cookie_zero 'invalid cookie "0"' log add cookie 0
+usage_case log_cookie_big 'invalid cookie "18446744073709551616"' log add cookie 18446744073709551616
+usage_case log_cookie_no_value '"cookie" needs a value' log del cookie
+usage_case log_all_and_cookie 'cookies, "all" and a filter exclude each other' log add all cookie 4
+usage_case log_filter_and_cookie 'exclude each other' log add cookie 4 dport 80
+usage_case log_prefix_bad 'invalid prefix "10.0.0.0/33"' log add dst 10.0.0.0/33
+usage_case log_prefix_text 'invalid prefix "host"' log add src host
+usage_case log_port_bad 'invalid port "0"' log add dport 0
+usage_case log_locality_bad 'unknown locality "moon"' log add locality moon
+usage_case log_filter_twice '"dport" given twice' log add dport 1 dport 2
+usage_case log_unknown_arg 'unknown log argument "frob"' log add frob 1
+usage_case log_show_args 'log show takes no arguments' log show all
+usage_case log_record_duration 'invalid duration "0"' log record duration 0
+usage_case log_record_unknown 'unknown log record argument "for"' log record for 3
 usage_case monitor_extra_arg 'monitor: unexpected argument "now"' monitor now
 usage_case abbrev_m_ambiguous 'ambiguous object "m"' m
 
@@ -392,6 +414,9 @@ else
 		dport 443 sport 50000
 	family_case family_missing_sock_json -j -p sock show
 	family_case family_missing_monitor monitor
+	family_case family_missing_log log
+	family_case family_missing_log_add log add cookie 4097 cookie 4098
+	family_case family_missing_log_del_all -j log del all
 	family_case family_missing_monitor_json mo -j
 	family_case family_missing_monitor_netns -n /proc/self/ns/net monitor
 
@@ -408,7 +433,8 @@ if command -v man >/dev/null 2>&1; then
 	: >"$TMP/out"
 	: >"$TMP/err"
 	check man_migrate_sock_monitor \
-		'grep -q "OBJECT := { cca |.* migrate | sock | monitor |.* help }" "$TMP/man.txt"' \
+		'grep -q "OBJECT := { cca |.* migrate | sock | log | monitor |.* help }" "$TMP/man.txt"' \
+		'grep -q "ccactl log add { cookie N \[cookie N\]... | all | FILTER }" "$TMP/man.txt"' \
 		'grep -q "ccactl migrate \[force\]" "$TMP/man.txt"' \
 		'grep -q "ccactl cca drain NAME \[to NAME\] \[force\]" "$TMP/man.txt"' \
 		'grep -q "ccactl sock show \[cca NAME\] \[locality LOC\] \[dport PORT\] \[sport PORT\]" "$TMP/man.txt"' \

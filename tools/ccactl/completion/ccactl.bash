@@ -82,6 +82,21 @@ _ccactl_args()
 			dport|sport)	;;
 			*)		echo cca locality dport sport ;;
 			esac ;;
+	# log add|del { cookie N... | all | FILTER }; log record [...]
+	log/add/*|log/del/*)
+			case "$prev" in
+			cookie)		"$cmd" "$@" -j sock show 2>/dev/null |
+						grep -o '"cookie":[0-9]*' | sed 's/.*://' ;;
+			cca)		_ccactl_cca_names "$cmd" "$@" ;;
+			locality)	echo unknown rack dc region xregion ;;
+			src|dst|sport|dport)	;;
+			*)		echo cookie all src dst sport dport cca locality ;;
+			esac ;;
+	log/record/*)	case "$prev" in
+			file)		compgen -f -- "$cur" ;;
+			duration|filter)	;;
+			*)		echo duration file filter ;;
+			esac ;;
 	# scope add PREFIX locality LOC [region N] [dc N]; scope load FILE|-
 	scope/add/1)	;;
 	scope/add/*)	case "$prev/${COMP_WORDS[COMP_CWORD-2]}" in
