@@ -16,8 +16,8 @@ PACED=$CCAAS_ROOT/tests/vm/lib/paced.py
 PLOT=$CCAAS_ROOT/tools/ccalog-plot
 PNGCHECK=$CCAAS_ROOT/tests/lib/pngcheck.py
 
-load_ccaas tcp_cca_dctcp && modprobe sch_netem && modprobe sch_htb
-sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic cca_dctcp"
+load_ccaas tcp_cca_dctcp tcp_cca_cubic && modprobe sch_netem && modprobe sch_htb
+sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic cca_dctcp cca_cubic"
 
 # lg_pair: lg_a -- lg_b, cca_dctcp with ECN both ends, 20 ms on the ACKs
 lg_pair() {
@@ -186,6 +186,51 @@ assert [(e["cookie"], e["live"], e["cca"]) for e in s["cookies"]] == [(int(sys.a
 	"$CCACTL" -n lg_a -j sock show dport 5201 | grep -q '"logged":false' ||
 		{ fail ccalog_live_add_del "sock show still says logged"; return 1; }
 	pass ccalog_live_add_del
+}
+
+# The selector's and the migrator's moves are traced (ccalog_switch, with
+# their reason and the policy generation), and a logged connection's
+# ccalog_init carries its CCA, version, scope and generation, again when a
+# migration puts it on another CCA, whose rounds are then reported.
+test_ccalog_switch_and_init() {
+	local dir=$LG_RESULTS/switch c g1 g2 t
+	rm -rf "$dir" && mkdir -p "$dir" && touch "$dir/go"
+	lg_pair || { fail ccalog_switch_and_init "path setup failed"; return 1; }
+	ns lg_a sysctl -qw net.ipv4.tcp_congestion_control=cubic
+	"$CCACTL" -n lg_a scope add "$PAIR_B_IP/32" locality dc region 1 dc 7 &&
+		g1=$("$CCACTL" -n lg_a policy set locality dc cca cca_dctcp | sed -n 's/^generation //p') &&
+		"$CCACTL" -n lg_a log add all >/dev/null ||
+		{ fail ccalog_switch_and_init "configuration failed"; return 1; }
+	ns lg_b python3 "$PACED" sink "$PAIR_B_IP" 5201 &
+	wait_port lg_b 5201 || return 1
+	echo 0 >"$TRACEFS/tracing_on"
+	echo >"$TRACEFS/trace"
+	echo 1 >"$TRACEFS/events/ccalog/enable"
+	echo 1 >"$TRACEFS/tracing_on"
+	ns lg_a timeout 30 python3 "$PACED" send "$PAIR_B_IP" 5201 4e6 4 "$dir/r" "$dir/go" &
+	local i
+	for i in $(seq 50); do [ -e "$dir/r" ] && break; sleep 0.1; done
+	sleep 1
+	c=$(lg_cookie lg_a 5201)
+	g2=$("$CCACTL" -n lg_a policy set locality dc cca cca_cubic | sed -n 's/^generation //p')
+	sleep 1
+	echo 0 >"$TRACEFS/events/ccalog/enable"
+	t=$dir/trace.txt
+	cp "$TRACEFS/trace" "$t"
+	grep -E "ccalog_(switch|init): +cookie=$c " "$t" | sed 's/^.*: cookie=/cookie=/'
+	if ! grep -q "ccalog_switch: *cookie=$c .* from=cubic to=cca_dctcp reason=select generation=$g1\$" "$t"; then
+		fail ccalog_switch_and_init "no ccalog_switch cubic -> cca_dctcp by the selector (generation $g1)"
+	elif ! grep -q "ccalog_init: *cookie=$c .* cca=cca_dctcp version=1.0.0 locality=dc region=1 dc=7 generation=$g1\$" "$t"; then
+		fail ccalog_switch_and_init "no ccalog_init for cca_dctcp with the connection's scope and generation $g1"
+	elif ! grep -q "ccalog_switch: *cookie=$c .* from=cca_dctcp to=cca_cubic reason=migrate generation=$g2\$" "$t"; then
+		fail ccalog_switch_and_init "no ccalog_switch cca_dctcp -> cca_cubic by the migrator (generation $g2)"
+	elif ! grep -q "ccalog_init: *cookie=$c .* cca=cca_cubic version=[0-9.]* locality=dc region=1 dc=7 generation=$g2\$" "$t"; then
+		fail ccalog_switch_and_init "no ccalog_init for cca_cubic after the migration"
+	elif ! grep -q "ccalog_rtt: *cookie=$c .* cca=cca_cubic " "$t"; then
+		fail ccalog_switch_and_init "no rounds reported on cca_cubic after the migration"
+	else
+		pass ccalog_switch_and_init
+	fi
 }
 
 # ccalog_bulk DIR SECS: two bulk cca_dctcp transfers over the marking
