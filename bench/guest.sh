@@ -212,27 +212,36 @@ part_perack() {
 
 # ---- ccalog: the cost of its calls -------------------------------------------------
 
-# cca_dctcp with its ccalog calls, the connection not selected ("off"),
-# against the same source built without them (cca_dctcp0, "nocalls");
-# then selected with the tracepoint disabled ("selected") and enabled
-# ("traced", events written to the ring buffer).
+# Each ccaas CCA with its ccalog calls, the connection not selected
+# ("off"), against the same source built without them (cca_dctcp0, ...:
+# "nocalls"); then selected with the tracepoint disabled ("selected") and
+# enabled ("traced", events written to the ring buffer).
+CCALOG_CCAS="cca_dctcp cca_cubic cca_dcndelay cca_xregion"
+
 part_ccalog() {
-	local line
-	load_ccaas tcp_cca_dctcp
-	insmod "$BENCH_KO" && insmod "$(dirname "$BENCH_KO")/tcp_cca_dctcp0.ko"
+	local line cca
+	# shellcheck disable=SC2086 # a list of names
+	load_ccaas $(for cca in $CCALOG_CCAS; do echo "tcp_$cca"; done)
+	insmod "$BENCH_KO"
+	for cca in $CCALOG_CCAS; do
+		insmod "$(dirname "$BENCH_KO")/tcp_${cca}0.ko" || return 1
+	done
 	netns_add p
 	ip netns exec p sysctl -qw net.ipv4.tcp_ecn=1
+	ccalog_perack() { # TAG CCA...
+		local tag=$1
+		shift
+		in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag "$tag" \
+			"$DBG/perack" "$ROUNDS" "$@"
+	}
 	{
-		in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag nocalls \
-			"$DBG/perack" "$ROUNDS" cca_dctcp0 &&
-			in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag off \
-				"$DBG/perack" "$ROUNDS" cca_dctcp &&
+		# shellcheck disable=SC2046,SC2086
+		ccalog_perack nocalls $(for cca in $CCALOG_CCAS; do echo "${cca}0"; done) &&
+			ccalog_perack off $CCALOG_CCAS &&
 			"$CCACTL" -n p log add all >/dev/null &&
-			in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag selected \
-				"$DBG/perack" "$ROUNDS" cca_dctcp &&
+			ccalog_perack selected $CCALOG_CCAS &&
 			echo 1 >/sys/kernel/tracing/events/ccalog/ccalog_rtt/enable &&
-			in_netns p python3 "$CCAAS_ROOT/bench/perack.py" --tag traced \
-				"$DBG/perack" "$ROUNDS" cca_dctcp
+			ccalog_perack traced $CCALOG_CCAS
 	} >/tmp/ccalog.txt
 	echo 0 >/sys/kernel/tracing/events/ccalog/ccalog_rtt/enable
 	while read -r line; do

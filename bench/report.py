@@ -292,29 +292,34 @@ def perack_table(data):
 
 
 def ccalog_table(data):
-    """ccalog's cost: cca_dctcp with and without its calls, and when logging"""
-    header = ["kernel", "mode", "phase", "no calls", "not selected",
+    """ccalog's cost: each ccaas CCA with and without its calls, and logging"""
+    header = ["kernel", "mode", "phase", "CCA", "no calls", "not selected",
               "overhead", "selected", "traced", "rounds", "per round sel.",
               "per round traced"]
     rows = []
     for (k, mode, part), rs in sorted(data.items()):
         if part != "ccalog":
             continue
-        by = {(kv.get("tag"), kv["phase"]): kv for _, kv in rs if "phase" in kv}
-        for ph in ("ss", "ca_ce"):
-            got = [by.get((t, ph)) for t in ("nocalls", "off", "selected", "traced")]
-            if None in got:
-                continue
-            nocalls, off, sel, traced = (float(g["net"]) for g in got)
-            acks, rounds = int(got[2]["acks"]), int(got[2]["rounds"])
-            rows.append([k, mode, ph, fmt(nocalls, 2), fmt(off, 2),
-                         "%+.2f %%" % (100 * (off - nocalls) / nocalls),
-                         fmt(sel, 2), fmt(traced, 2), rounds,
-                         fmt((sel - off) * acks / rounds, 1) if rounds else "",
-                         fmt((traced - off) * acks / rounds, 1) if rounds else ""])
-    out = ["== ccalog: per-ACK cost of cca_dctcp with its ccalog calls",
-           "no calls: the same source built with CCAAS_NO_CCALOG (cca_dctcp0);",
-           "not selected: tcp_cca_dctcp as shipped, connection not logged;",
+        by = {(kv.get("tag"), kv["ca"], kv["phase"]): kv
+              for _, kv in rs if "phase" in kv}
+        ccas = sorted({ca for (t, ca, _) in by if t == "off"})
+        for ca in ccas:
+            for ph in ("ss", "ca_ce"):
+                got = [by.get((t, c, ph)) for t, c in
+                       (("nocalls", ca + "0"), ("off", ca), ("selected", ca),
+                        ("traced", ca))]
+                if None in got:
+                    continue
+                nocalls, off, sel, traced = (float(g["net"]) for g in got)
+                acks, rounds = int(got[2]["acks"]), int(got[2]["rounds"])
+                rows.append([k, mode, ph, ca, fmt(nocalls, 2), fmt(off, 2),
+                             "%+.2f %%" % (100 * (off - nocalls) / nocalls),
+                             fmt(sel, 2), fmt(traced, 2), rounds,
+                             fmt((sel - off) * acks / rounds, 1) if rounds else "",
+                             fmt((traced - off) * acks / rounds, 1) if rounds else ""])
+    out = ["== ccalog: per-ACK cost of the CCAs' ccalog calls",
+           "no calls: the same source built with CCAAS_NO_CCALOG (cca_dctcp0, ...);",
+           "not selected: the module as shipped, connection not logged;",
            "selected: logged, tracepoint off; traced: ccalog_rtt enabled (ring",
            "buffer). Per ACK as in the perack table; per round: (selected or",
            "traced - not selected) x ACKs / round trips in the block.",

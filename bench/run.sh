@@ -61,7 +61,7 @@ for k in $kvers; do
 	rm -rf "${bdir:?}/$k"	# no stale sources from before a rename
 	mkdir -p "$bdir/$k"
 	cp "$bench/bench_main.c" "$bench/perack.c" "$bench/bench.h" \
-		"$bench/cca_dctcp_nolog.c" "$bench/Kbuild" "$bdir/$k/"
+		"$bench"/nolog_*.c "$bench/Kbuild" "$bdir/$k/"
 	make -s -C "/usr/src/linux-headers-$k" M="$bdir/$k" \
 		CCAAS_TREE="$root/build/$k" \
 		KBUILD_EXTRA_SYMBOLS="$root/build/$k/Module.symvers" modules

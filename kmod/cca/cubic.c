@@ -63,6 +63,14 @@
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
 
+/*
+ * The benchmark (bench/) builds a second copy without the ccalog calls
+ * (CCAAS_NO_CCALOG) under another name, to measure what they cost.
+ */
+#ifndef CCA_CUBIC_NAME
+#define CCA_CUBIC_NAME		"cca_cubic"
+#endif
+
 #define CCA_CUBIC_VERSION	CCAAS_VERSION(1, 0, 0)
 
 /*
@@ -179,7 +187,7 @@ static u32 cca_cubic_ssthresh(struct sock *sk)
 	struct ccaas_cubic_cfg cfg;
 	u32 target;
 
-	ccaas_round_note(&ca->round, CCAAS_ROUND_SSTHRESH);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	cca_cubic_cfg(sk, &cfg);
 	target = ccaas_cubic_beta_cwnd(cwnd, cfg.beta);
 
@@ -217,7 +225,7 @@ static void cca_cubic_loss(struct sock *sk)
 	struct ccaas_cubic_cfg cfg;
 	u32 target;
 
-	ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	if (ca->cut != CCA_CUBIC_CUT_ECN)
 		return;
 
@@ -269,14 +277,12 @@ static noinline void cca_cubic_round_end_logged(struct sock *sk)
 		      ca->alpha : CCAAS_LOG_NO_ALPHA, 0, 0);
 }
 
-/* Every ACK: note ECE; at the end of a round trip, the work above. */
+/* Every ACK: whether it carried ECE (ssthresh() needs it); a round's end. */
 static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
 
 	ca->ece_ack = !!(flags & CA_ACK_ECE);
-	if (ca->ece_ack)
-		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
 
 	if (!ccaas_round_over(&ca->round, tcp_sk(sk)))
 		return;
@@ -331,7 +337,7 @@ static void cca_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		break;
 	case CA_EVENT_TX_START:
 		/* sending resumes after idle: do not count the idle time */
-		ccaas_round_note(&ca->round, CCAAS_ROUND_TX_START);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
 		ccaas_cubic_idle(&ca->cubic,
 				 jiffies_to_usecs(tcp_jiffies32 - tp->lsndtime));
 		break;
@@ -378,7 +384,7 @@ static struct tcp_congestion_ops cca_cubic_ops __read_mostly = {
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	/* no TCP_CONG_NEEDS_ECN: never asks for ECN, see the top */
 	.owner		= THIS_MODULE,
-	.name		= "cca_cubic",
+	.name		= CCA_CUBIC_NAME,
 };
 
 /* Per policy rule overrides of the module parameters (`ccactl cca show`). */

@@ -111,7 +111,14 @@
 #define CCA_DCN_VERSION		CCAAS_VERSION(1, 0, 0)
 
 /* The fallback's name: at most TCP_CA_NAME_MAX - 1 characters. */
+/*
+ * The benchmark (bench/) builds a second copy without the ccalog calls
+ * (CCAAS_NO_CCALOG) under other names, to measure what they cost.
+ */
+#ifndef CCA_DCN_NAME
+#define CCA_DCN_NAME		"cca_dcndelay"
 #define CCA_DCN_FALLBACK_NAME	"cca_dcndelay-ne"
+#endif
 
 /* Smallest window dcndelay steers to, packets (as the stack's cwnd floor). */
 #define DCN_CWND_MIN		2U
@@ -393,26 +400,51 @@ static void dcn_round_end(struct sock *sk, struct cca_dcndelay *ca,
 	dcn_clean_round(sk, ca, cwnd);
 }
 
-static void cca_dcndelay_in_ack_event(struct sock *sk, u32 flags)
+/* The end of a round and the start of the next. Out of line: see below. */
+static noinline void dcn_next_round(struct sock *sk)
 {
 	struct cca_dcndelay *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+
+	dcn_round_end(sk, ca, tp);
+	ca->rtt_round_us = DCN_RTT_NONE;
+	ccaas_round_start(&ca->round, tp);
+}
+
+/*
+ * The same for a connection ccalog reports: cca_state is the additive
+ * step, target_us the effective target RTT.
+ */
+static noinline void dcn_next_round_logged(struct sock *sk)
+{
+	struct cca_dcndelay *ca = inet_csk_ca(sk);
+	struct ccaas_round done = ca->round;
+
+	dcn_next_round(sk);
+	ccaas_log_rtt(sk, &done, ca->alpha, dcn_target_rtt(sk, tcp_sk(sk)),
+		      ca->step);
+}
+
+/*
+ * Every ACK: note ECE, and end the round when it is over. The per-round
+ * work is out of line so that this stays a leaf function; the ccalog test
+ * happens only at a round's end.
+ */
+static void cca_dcndelay_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct cca_dcndelay *ca = inet_csk_ca(sk);
 
 	if (flags & CA_ACK_ECE) {
 		/* G2: no more growth in a round once it has been marked. */
 		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
 		ca->grow_left = 0;
 	}
-	if (!ccaas_round_over(&ca->round, tp))
+	if (!ccaas_round_over(&ca->round, tcp_sk(sk)))
 		return;
-
-	dcn_round_end(sk, ca, tp);
-	/* ccalog: cca_state is the additive step, target_us the target RTT. */
 	if (ccaas_logged(sk))
-		__ccaas_log_rtt(sk, &ca->round, ca->alpha,
-				dcn_target_rtt(sk, tp), ca->step);
-	ca->rtt_round_us = DCN_RTT_NONE;
-	ccaas_round_start(&ca->round, tp);
+		dcn_next_round_logged(sk);
+	else
+		dcn_next_round(sk);
 }
 
 /* Per ACK: keep the round's least RTT sample. */
@@ -489,7 +521,7 @@ static u32 cca_dcndelay_ssthresh(struct sock *sk)
 	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
 
 	ca->loss_cwnd = cwnd;
-	ccaas_round_note(&ca->round, CCAAS_ROUND_SSTHRESH);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	return ccaas_alpha_cut(cwnd, ca->alpha);
 }
 
@@ -500,7 +532,7 @@ static u32 cca_dcndelay_ne_ssthresh(struct sock *sk)
 	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
 
 	ca->loss_cwnd = cwnd;
-	ccaas_round_note(&ca->round, CCAAS_ROUND_SSTHRESH);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	return dcn_loss_ssthresh(cwnd);
 }
 
@@ -523,7 +555,7 @@ static void cca_dcndelay_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		break;
 	case CA_EVENT_TX_START:
 		/* After idle the clean-round history is stale. */
-		ccaas_round_note(&ca->round, CCAAS_ROUND_TX_START);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
 		ca->step = DCN_STEP_MIN;
 		ca->clean_rounds = 0;
 		break;
@@ -583,7 +615,7 @@ static struct tcp_congestion_ops cca_dcndelay_ops __read_mostly = {
 	.min_tso_segs	= cca_dcndelay_min_tso_segs,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
-	.name		= "cca_dcndelay",
+	.name		= CCA_DCN_NAME,
 };
 
 /* Delay control without the ECN guardrail; see init(). */

@@ -109,7 +109,14 @@
 #include <ccaas/sock.h>
 
 #define CCA_XREGION_VERSION	CCAAS_VERSION(1, 0, 0)
+/*
+ * The benchmark (bench/) builds a second copy without the ccalog calls
+ * (CCAAS_NO_CCALOG) under other names, to measure what they cost.
+ */
+#ifndef CCA_XREGION_NAME
+#define CCA_XREGION_NAME		"cca_xregion"
 #define CCA_XREGION_FALLBACK_NAME	"cca_xregion-ne"
+#endif
 
 /* --- Parameters (per policy rule: the first CCAAS_SOCK_PARAMS) ----------- */
 
@@ -369,9 +376,20 @@ static void xr_round_end(struct sock *sk, struct cca_xregion *ca, u32 unit)
 		ca->prr.delivered = tp->delivered;
 		ca->stale = 1;
 	}
-	/* ccalog: cca_state is the mode the next round runs in. */
-	ccaas_log_rtt(sk, &ca->round, ca->alpha, 0, ca->mode);
 	ccaas_round_start(&ca->round, tp);
+}
+
+/*
+ * The same for a connection ccalog reports, out of line so the call does
+ * not weigh on the per-ACK path: cca_state is the mode of the next round.
+ */
+static noinline void xr_round_end_logged(struct sock *sk,
+					 struct cca_xregion *ca, u32 unit)
+{
+	struct ccaas_round done = ca->round;
+
+	xr_round_end(sk, ca, unit);
+	ccaas_log_rtt(sk, &done, ca->alpha, 0, ca->mode);
 }
 
 /* Growth in INC for @acked packets. */
@@ -428,10 +446,12 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	u32 unit = ccaas_pacing_unit(tp);	/* the one division per ACK */
 	u32 gain;
 
-	if (tp->delivered_ce != ca->round.delivered_ce)
-		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
-	if (ccaas_round_over(&ca->round, tp))
-		xr_round_end(sk, ca, unit);
+	if (ccaas_round_over(&ca->round, tp)) {
+		if (ccaas_logged(sk))
+			xr_round_end_logged(sk, ca, unit);
+		else
+			xr_round_end(sk, ca, unit);
+	}
 
 	/*
 	 * A fast recovery episode began: the state became Recovery, or the
@@ -441,7 +461,7 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	 */
 	if (ca_state == TCP_CA_Recovery &&
 	    (ca->prev_ca_state < TCP_CA_Recovery || ca->reduce)) {
-		ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 		if (ca->mode != XR_DEC_LOSS)
 			xr_enter_dec(sk, ca, XR_DEC_LOSS);
 	} else if (!xr_in_dec(ca) && rs->delivered > 0 &&
@@ -497,7 +517,7 @@ static u32 cca_xregion_ssthresh(struct sock *sk)
 {
 	struct cca_xregion *ca = inet_csk_ca(sk);
 
-	ccaas_round_note(&ca->round, CCAAS_ROUND_SSTHRESH);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	ca->reduce = 1;
 	return ccaas_cubic_beta_cwnd(tcp_snd_cwnd(tcp_sk(sk)), XR_LOSS_BETA);
 }
@@ -523,13 +543,13 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		 * now drops cwnd to what is in flight + 1. Slow start back to
 		 * ssthresh, Cubic's plateau at the window before.
 		 */
-		ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 		ccaas_cubic_on_reduction(&ca->cubic, &xr_cubic_cfg,
 					 tcp_snd_cwnd(tp), tp->snd_ssthresh);
 		xr_enter_ss(ca);
 		break;
 	case CA_EVENT_TX_START:
-		ccaas_round_note(&ca->round, CCAAS_ROUND_TX_START);
+		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
 		ccaas_cubic_idle(&ca->cubic,
 				 jiffies_to_usecs(tcp_jiffies32 - tp->lsndtime));
 		break;
@@ -636,7 +656,7 @@ static struct tcp_congestion_ops cca_xregion_ops __read_mostly = {
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
-	.name		= "cca_xregion",
+	.name		= CCA_XREGION_NAME,
 };
 
 /* The same algorithm for connections without ECN; see init(). */
