@@ -218,6 +218,35 @@ static void gate_retransmissions(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, f->ece);
 }
 
+static void gate_idle_acks_are_not_rounds(struct kunit *test)
+{
+	struct gate_fixture *f = test->priv;
+	int i;
+
+	send(f, 10);
+	start(f, true);
+	ack(f, 10, 0, 0);
+	KUNIT_EXPECT_EQ(test, f->events, 1U);
+	/*
+	 * Nothing in flight: each ACK (window updates, the peer's data)
+	 * closes an empty round, which is not reported.
+	 */
+	for (i = 0; i < 20; i++)
+		ack(f, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, f->events, 1U);
+	/*
+	 * Data again: the first ACK ends the round that started while idle
+	 * (it delivered 2), the next one the round of the rest.
+	 */
+	send(f, 5);
+	ack(f, 2, 0, 0);
+	KUNIT_EXPECT_EQ(test, f->events, 2U);
+	KUNIT_EXPECT_EQ(test, f->delivered, 2U);
+	ack(f, 3, 0, 0);
+	KUNIT_EXPECT_EQ(test, f->events, 3U);
+	KUNIT_EXPECT_EQ(test, f->delivered, 3U);
+}
+
 static void gate_unselected_connection_is_silent(struct kunit *test)
 {
 	struct gate_fixture *f = test->priv;
@@ -242,6 +271,7 @@ static struct kunit_case ccalog_gate_cases[] = {
 	KUNIT_CASE_PARAM(gate_several_acks_per_round, gate_cca_gen_params),
 	KUNIT_CASE_PARAM(gate_delayed_and_stretch_acks, gate_cca_gen_params),
 	KUNIT_CASE_PARAM(gate_retransmissions, gate_cca_gen_params),
+	KUNIT_CASE_PARAM(gate_idle_acks_are_not_rounds, gate_cca_gen_params),
 	KUNIT_CASE_PARAM(gate_unselected_connection_is_silent, gate_cca_gen_params),
 	{}
 };

@@ -84,7 +84,6 @@ static void cca_dctcp_init(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	ccaas_sock_start(sk);
-	ccaas_log_init(sk);
 
 	/*
 	 * init() also runs for listeners and for sockets that are not yet
@@ -96,15 +95,16 @@ static void cca_dctcp_init(struct sock *sk)
 	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE) {
 		inet_csk(sk)->icsk_ca_ops = &cca_dctcp_reno_ops;
 		INET_ECN_dontxmit(sk);
-		return;
+	} else {
+		ca->alpha = min(ccaas_sock_param(sk, CCA_DCTCP_ALPHA_ON_INIT,
+						 alpha_on_init), CCAAS_ALPHA_ONE);
+		ca->loss_cwnd = 0;
+		ca->ce_state = 0;
+		ca->prior_rcv_nxt = tp->rcv_nxt;
+		ccaas_round_start(&ca->round, tp);
 	}
-
-	ca->alpha = min(ccaas_sock_param(sk, CCA_DCTCP_ALPHA_ON_INIT,
-					 alpha_on_init), CCAAS_ALPHA_ONE);
-	ca->loss_cwnd = 0;
-	ca->ce_state = 0;
-	ca->prior_rcv_nxt = tp->rcv_nxt;
-	ccaas_round_start(&ca->round, tp);
+	/* After the choice of ops: the Reno fallback has no rounds to log. */
+	ccaas_log_init(sk);
 }
 
 static u32 cca_dctcp_ssthresh(struct sock *sk)

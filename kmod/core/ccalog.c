@@ -52,8 +52,12 @@ void ccaas_log_init(struct sock *sk)
 	u64 cookie;
 
 	cs->logged = 0;
-	/* Listeners and sockets not yet connected have no one to log. */
-	if (sk->sk_state != TCP_ESTABLISHED && sk->sk_state != TCP_SYN_RECV)
+	/*
+	 * Listeners and sockets not yet connected have no one to log; a
+	 * fallback without per-ACK hooks would never report.
+	 */
+	if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE ||
+	    !ccaas_ops_logs(inet_csk(sk)->icsk_ca_ops))
 		return;
 	if (!ccaas_logsel_wants(ccaas_net(sock_net(sk)), sk, &cookie))
 		return;
@@ -66,6 +70,14 @@ void __ccaas_log_rtt(struct sock *sk, const struct ccaas_round *r,
 		     u32 alpha, u32 target_us, u32 state)
 {
 	if (!trace_ccalog_rtt_enabled())
+		return;
+	/*
+	 * With nothing in flight every ACK ends a round (a window update, a
+	 * receiver's data segment): such a round delivered nothing and saw
+	 * nothing, and is not reported, so that a connection reports at most
+	 * once per round trip of its data.
+	 */
+	if (tcp_sk(sk)->delivered == r->delivered && !r->flags)
 		return;
 	trace_ccalog_rtt(sk, ccaas_sk_cookie(sk), r, alpha, target_us, state);
 }

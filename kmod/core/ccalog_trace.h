@@ -22,6 +22,7 @@
 
 #include <linux/in6.h>
 #include <linux/tracepoint.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -50,12 +51,17 @@ static inline void ccalog_store_addrs(const struct sock *sk, u16 *family,
 	*family = sk->sk_family;
 	*sport = ntohs(inet->inet_sport);
 	*dport = ntohs(sk->sk_dport);
-	*saddr = 0;
-	*daddr = 0;
+	*saddr = ntohl(sk->sk_rcv_saddr);
+	*daddr = ntohl(sk->sk_daddr);
 	memset(src, 0, sizeof(struct sockaddr_in6));
 	memset(dst, 0, sizeof(struct sockaddr_in6));
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6) {
+		/* IPv4 numbers only for an IPv4 peer (v4-mapped addresses). */
+		if (!ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+			*saddr = 0;
+			*daddr = 0;
+		}
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = inet->inet_sport;
 		s6->sin6_addr = sk->sk_v6_rcv_saddr;
@@ -65,8 +71,6 @@ static inline void ccalog_store_addrs(const struct sock *sk, u16 *family,
 		return;
 	}
 #endif
-	*saddr = ntohl(sk->sk_rcv_saddr);
-	*daddr = ntohl(sk->sk_daddr);
 	s4->sin_family = AF_INET;
 	s4->sin_port = inet->inet_sport;
 	s4->sin_addr.s_addr = sk->sk_rcv_saddr;
@@ -75,6 +79,11 @@ static inline void ccalog_store_addrs(const struct sock *sk, u16 *family,
 	d4->sin_addr.s_addr = sk->sk_daddr;
 }
 #endif /* _CCALOG_TRACE_ONCE */
+
+/* For trace-cmd and perf, which read the format file, not this header. */
+TRACE_DEFINE_ENUM(CCALOG_SWITCH_SELECT);
+TRACE_DEFINE_ENUM(CCALOG_SWITCH_MIGRATE);
+TRACE_DEFINE_ENUM(CCALOG_SWITCH_DRAIN);
 
 TRACE_EVENT(ccalog_init,
 	    TP_PROTO(const struct sock *sk, u64 cookie, const char *cca, u32 version, u8 locality,

@@ -136,9 +136,7 @@ static struct ccaas_logsel *ccaas_log_added(struct net *net,
 		err = -ENOMEM;
 		goto err_sel;
 	}
-	err = ccaas_logsel_count(net, sel, live, &st);
-	if (err)
-		goto err_live;
+	ccaas_logsel_count(net, sel, live, &st);
 	nla_for_each_attr(a, genlmsg_data(info->genlhdr),
 			  genlmsg_len(info->genlhdr), rem) {
 		long idx;
@@ -208,7 +206,8 @@ int ccaas_nl_log_add_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(sel);
 		goto out;
 	}
-	err = ccaas_logsel_replace(net, sel, &st);
+	ccaas_logsel_replace(net, sel, &st);
+	err = 0;
 out:
 	mutex_unlock(&cn->lock);
 	return err ?: ccaas_log_reply(info, CCAAS_CMD_LOG_ADD, &st);
@@ -288,7 +287,8 @@ int ccaas_nl_log_del_doit(struct sk_buff *skb, struct genl_info *info)
 			sel = NULL;
 		}
 	}
-	err = ccaas_logsel_replace(net, sel, &st);
+	ccaas_logsel_replace(net, sel, &st);
+	err = 0;
 out:
 	mutex_unlock(&cn->lock);
 	return err ?: ccaas_log_reply(info, CCAAS_CMD_LOG_DEL, &st);
@@ -324,24 +324,30 @@ int ccaas_nl_log_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct net *net = genl_info_net(info);
 	struct ccaas_net *cn = ccaas_net(net);
 	struct ccaas_logsel_stats st = {};
-	const struct ccaas_logsel *sel;
+	const struct ccaas_logsel *cur;
+	struct ccaas_logsel *sel = NULL;
 	unsigned long *live = NULL;
 	struct sk_buff *msg;
 	void *hdr;
-	int err;
+	int err = -ENOMEM;
 
+	/*
+	 * A copy, so that the walk (any user may ask) holds neither the
+	 * namespace's lock nor any socket's.
+	 */
 	mutex_lock(&cn->lock);
-	sel = rcu_dereference_protected(cn->log.sel, lockdep_is_held(&cn->lock));
-	err = -ENOMEM;
+	cur = rcu_dereference_protected(cn->log.sel, lockdep_is_held(&cn->lock));
+	if (cur)
+		sel = kmemdup(cur, struct_size(cur, cookies, cur->n), GFP_KERNEL);
+	mutex_unlock(&cn->lock);
+	if (cur && !sel)
+		return -ENOMEM;
 	if (sel && sel->n) {
 		live = bitmap_zalloc(sel->n, GFP_KERNEL);
 		if (!live)
 			goto out;
 	}
-	err = ccaas_logsel_count(net, sel, live, &st);
-	if (err)
-		goto out;
-	err = -ENOMEM;
+	ccaas_logsel_count(net, sel, live, &st);
 	/* An entry: nest, u64 cookie with padding, u8 live. */
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + (sel ? sel->n : 0) * 32,
 			  GFP_KERNEL);
@@ -356,7 +362,7 @@ int ccaas_nl_log_get_doit(struct sk_buff *skb, struct genl_info *info)
 	genlmsg_end(msg, hdr);
 	err = genlmsg_reply(msg, info);
 out:
-	mutex_unlock(&cn->lock);
 	bitmap_free(live);
+	kfree(sel);
 	return err;
 }

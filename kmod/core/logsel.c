@@ -11,8 +11,8 @@
  * path reads only that bit (<ccaas/log.h>).
  *
  * Cookies are never reused, so a selected cookie whose connection has
- * closed can only be pruned: each add and del keeps only the cookies of
- * live connections. A cookie on a connection whose CCA is not a ccaas one
+ * closed can only be pruned: each add keeps only the cookies of live
+ * connections. A cookie on a connection whose CCA is not a ccaas one
  * stays selected: the connection is logged if it moves to one.
  */
 #include <linux/bsearch.h>
@@ -67,67 +67,122 @@ bool ccaas_logsel_wants(struct ccaas_net *cn, struct sock *sk, u64 *cookie)
 	return want;
 }
 
+/*
+ * The sockets a selection applies to: every state in which a CCA runs, from
+ * a child not yet accepted to a connection closing.
+ */
+#define CCAAS_LOG_STATES	(TCPF_SYN_RECV | TCPF_ESTABLISHED |		\
+				 TCPF_FIN_WAIT1 | TCPF_FIN_WAIT2 |		\
+				 TCPF_CLOSE_WAIT | TCPF_CLOSING | TCPF_LAST_ACK)
+
+/*
+ * Does @ops report to ccalog? A ccaas CCA's ops with a per-ACK hook, where
+ * rounds end (cca_dctcp's Reno fallback has none).
+ */
+bool ccaas_ops_logs(const struct tcp_congestion_ops *ops)
+{
+	return (ops->in_ack_event || ops->cong_control) &&
+	       ccaas_registry_by_ops(ops);
+}
+
 struct ccaas_logsel_walk {
 	const struct ccaas_logsel *sel;	/* NULL: nothing selected */
-	bool apply;			/* set/clear the logged bits */
 	unsigned long *live;		/* bit i: sel->cookies[i] is live */
 	struct ccaas_logsel_stats *st;
 };
 
-static void ccaas_logsel_one(struct sock *sk, void *arg)
+/* Is @sk selected? Marks its cookie live. */
+static bool ccaas_logsel_walk_wants(struct ccaas_logsel_walk *w,
+				    struct sock *sk, u64 cookie)
 {
-	struct ccaas_logsel_walk *w = arg;
-	struct ccaas_sock *cs;
-	bool want = false;
-	u64 cookie;
 	long i;
 
-	lock_sock(sk);
-	/* As migrate.c: children not yet accepted are left to their init(). */
-	if (sk->sk_state != TCP_ESTABLISHED || !sk->sk_socket)
-		goto out;
-	cookie = ccaas_sk_cookie(sk);
-	if (w->sel) {
-		i = ccaas_logsel_find(w->sel, cookie);
-		if (i >= 0 && w->live)
-			__set_bit(i, w->live);
-		want = w->sel->all || i >= 0;
-	}
-	if (!ccaas_registry_by_ops(inet_csk(sk)->icsk_ca_ops)) {
+	if (!w->sel)
+		return false;
+	i = ccaas_logsel_find(w->sel, cookie);
+	if (i >= 0 && w->live)
+		__set_bit(i, w->live);
+	return w->sel->all || i >= 0;
+}
+
+/* Set or clear @sk's logged bit; the socket is owned by the caller. */
+static void ccaas_logsel_apply(struct sock *sk, struct ccaas_logsel_walk *w)
+{
+	u64 cookie = ccaas_sk_cookie(sk);
+	bool want = ccaas_logsel_walk_wants(w, sk, cookie);
+	struct ccaas_sock *cs = ccaas_sock(sk);
+
+	if (!ccaas_ops_logs(inet_csk(sk)->icsk_ca_ops)) {
 		if (want)
 			w->st->other_cca++;
-		goto out;
+		return;
 	}
-	cs = ccaas_sock(sk);
-	if (w->apply && want && !cs->logged) {
+	if (want && !cs->logged) {
 		cs->logged = 1;
 		ccaas_log_emit_init(sk, cookie);
-	} else if (w->apply && !want && cs->logged) {
+	} else if (!want && cs->logged) {
 		cs->logged = 0;
 		w->st->stopped++;
 	}
 	if (cs->logged)
 		w->st->logging++;
-out:
-	release_sock(sk);
 }
 
-int ccaas_logsel_count(struct net *net, const struct ccaas_logsel *sel,
-		       unsigned long *live, struct ccaas_logsel_stats *st)
+static void ccaas_logsel_apply_one(struct sock *sk, void *arg)
+{
+	if (sk->sk_socket) {
+		lock_sock(sk);
+		ccaas_logsel_apply(sk, arg);
+		release_sock(sk);
+		return;
+	}
+	/*
+	 * A child in its listener's accept queue: closing the listener tears
+	 * it down without lock_sock(), and warns if a user owns it. Own it
+	 * as the ACK path does instead; if a user does, leave it (it is being
+	 * accepted or closed; a later change or its CCA's init() decides).
+	 */
+	local_bh_disable();
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk))
+		ccaas_logsel_apply(sk, arg);
+	bh_unlock_sock(sk);
+	local_bh_enable();
+}
+
+/* Count only: the socket is not locked, and nothing is written to it. */
+static void ccaas_logsel_count_one(struct sock *sk, void *arg)
+{
+	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	struct ccaas_logsel_walk *w = arg;
+	bool want = ccaas_logsel_walk_wants(w, sk, ccaas_sk_cookie(sk));
+
+	if (!ccaas_ops_logs(ops)) {
+		if (want)
+			w->st->other_cca++;
+	} else {
+		/* A report: a change racing with it may or may not show. */
+		if (data_race(ccaas_sock(sk)->logged != 0))
+			w->st->logging++;
+	}
+}
+
+void ccaas_logsel_count(struct net *net, const struct ccaas_logsel *sel,
+			unsigned long *live, struct ccaas_logsel_stats *st)
 {
 	struct ccaas_logsel_walk w = {
 		.sel = sel, .live = live, .st = st,
 	};
 
-	return ccaas_walk_established(net, ccaas_logsel_one, &w);
+	ccaas_walk_sockets(net, CCAAS_LOG_STATES, ccaas_logsel_count_one, &w);
 }
 
-int ccaas_logsel_replace(struct net *net, struct ccaas_logsel *sel,
-			 struct ccaas_logsel_stats *st)
+void ccaas_logsel_replace(struct net *net, struct ccaas_logsel *sel,
+			  struct ccaas_logsel_stats *st)
 {
 	struct ccaas_net *cn = ccaas_net(net);
 	struct ccaas_logsel_walk w = {
-		.sel = sel, .apply = true, .st = st,
+		.sel = sel, .st = st,
 	};
 	struct ccaas_logsel *old;
 
@@ -137,7 +192,7 @@ int ccaas_logsel_replace(struct net *net, struct ccaas_logsel *sel,
 	old = rcu_replace_pointer(cn->log.sel, sel, lockdep_is_held(&cn->lock));
 	if (old)
 		kfree_rcu(old, rcu);
-	return ccaas_walk_established(net, ccaas_logsel_one, &w);
+	ccaas_walk_sockets(net, CCAAS_LOG_STATES, ccaas_logsel_apply_one, &w);
 }
 
 void ccaas_logsel_net_exit(struct ccaas_net *cn)

@@ -12,6 +12,7 @@
 
 struct ccaas_net;
 struct sock;
+struct tcp_congestion_ops;
 
 /* Cookies one namespace may select: logging is for a few connections. */
 #define CCAAS_LOG_MAX_COOKIES	1024
@@ -48,16 +49,20 @@ bool ccaas_logsel_has(const struct ccaas_logsel *sel, u64 cookie);
 long ccaas_logsel_find(const struct ccaas_logsel *sel, u64 cookie);
 int ccaas_cookie_cmp(const void *a, const void *b);
 
-/* Under ccaas_net.lock: publish @sel (may be NULL), apply it to live sockets. */
-int ccaas_logsel_replace(struct net *net, struct ccaas_logsel *sel,
-			 struct ccaas_logsel_stats *st);
 /*
- * Under ccaas_net.lock, change nothing: which of @sel's cookies are live
- * connections of @net (bit i of @live for cookies[i]; @live may be NULL
- * when @sel has none) and how many connections are logged.
+ * Under ccaas_net.lock: publish @sel (may be NULL) and apply it to live
+ * sockets. Cannot fail.
  */
-int ccaas_logsel_count(struct net *net, const struct ccaas_logsel *sel,
-		       unsigned long *live, struct ccaas_logsel_stats *st);
+void ccaas_logsel_replace(struct net *net, struct ccaas_logsel *sel,
+			  struct ccaas_logsel_stats *st);
+/*
+ * Change nothing: which of @sel's cookies are live connections of @net
+ * (bit i of @live for cookies[i]; @live may be NULL when @sel has none)
+ * and how many connections are logged. Locks no socket.
+ */
+void ccaas_logsel_count(struct net *net, const struct ccaas_logsel *sel,
+			unsigned long *live, struct ccaas_logsel_stats *st);
+bool ccaas_ops_logs(const struct tcp_congestion_ops *ops);
 
 /* log_nl.c */
 extern const struct nla_policy ccaas_log_nlpolicy[];

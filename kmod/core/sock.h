@@ -54,8 +54,13 @@ void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
 void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
 		    struct ccaas_scope_result *res);
 
-/* walk.c: @fn runs in process context with no lock held; it may sleep. */
+/*
+ * walk.c: @fn runs in process context with no lock held, with a reference
+ * on the socket; it may sleep. @states: TCPF_* of the sockets wanted.
+ */
 typedef void (*ccaas_sock_fn)(struct sock *sk, void *arg);
+void ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
+			void *arg);
 int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg);
 
 /* migrate.c */

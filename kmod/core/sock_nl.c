@@ -206,11 +206,15 @@ static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	struct ccaas_scope_result scope;
 	const struct ccaas_rule *rule;
 	u32 cookie[2];
+	bool logged;
 	void *hdr;
 
 	ccaas_sk_scope(cn, sk, &scope);
 	rule = ccaas_policy_match(gen, &scope, sk);
 	sock_diag_save_cookie(sk, cookie);
+	logged = ccaas_ops_logs(ops) &&
+		 /* unlocked like the rest: a racing change may or may not show */
+		 data_race(ccaas_sock(sk)->logged != 0);
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &ccaas_family, NLM_F_MULTI, CCAAS_CMD_SOCK_GET);
@@ -236,8 +240,7 @@ static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u8(skb, CCAAS_A_SOCK_PINNED, ccaas_sk_pinned(sk)) ||
 	    nla_put_u32(skb, CCAAS_A_SOCK_MIN_RTO_US,
 			jiffies_to_usecs(inet_csk(sk)->icsk_rto_min)) ||
-	    nla_put_u8(skb, CCAAS_A_SOCK_LOGGED,
-		       ccaas_registry_by_ops(ops) && ccaas_sock(sk)->logged)) {
+	    nla_put_u8(skb, CCAAS_A_SOCK_LOGGED, logged)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Walking a network namespace's established TCP sockets.
+ * Walking a network namespace's TCP sockets (the established hash: every
+ * state from SYN_RECV children to LAST_ACK; not listeners, not TIME_WAIT).
  *
  * Bucket by bucket of the namespace's established hash: under the bucket
  * lock, take a reference on each socket of the namespace (those whose
@@ -9,7 +10,6 @@
  * with sock_gen_put(). Sockets added or removed meanwhile may or may not be
  * seen, as with any walk of a live table.
  */
-#include <linux/slab.h>
 #include <net/inet_hashtables.h>
 #include <net/tcp.h>
 
@@ -25,7 +25,8 @@
  */
 static unsigned int ccaas_walk_bucket(struct inet_hashinfo *hinfo,
 				      unsigned int bucket, struct net *net,
-				      unsigned int skip, struct sock **batch)
+				      u32 states, unsigned int skip,
+				      struct sock **batch)
 {
 	struct inet_ehash_bucket *head = &hinfo->ehash[bucket];
 	spinlock_t *lock = inet_ehash_lockp(hinfo, bucket);
@@ -39,7 +40,7 @@ static unsigned int ccaas_walk_bucket(struct inet_hashinfo *hinfo,
 	spin_lock_bh(lock);
 	sk_nulls_for_each(sk, node, &head->chain) {
 		if (!net_eq(sock_net(sk), net) ||
-		    sk->sk_state != TCP_ESTABLISHED)
+		    !((1 << sk->sk_state) & states))
 			continue;
 		if (seen++ < skip)
 			continue;
@@ -53,20 +54,19 @@ static unsigned int ccaas_walk_bucket(struct inet_hashinfo *hinfo,
 	return n;
 }
 
-int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg)
+void ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
+			void *arg)
 {
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
+	/* On the stack (512 bytes), so that a walk cannot fail. */
+	struct sock *batch[CCAAS_WALK_BATCH];
 	unsigned int bucket, n, i, skip;
-	struct sock **batch;
-
-	batch = kmalloc_array(CCAAS_WALK_BATCH, sizeof(*batch), GFP_KERNEL);
-	if (!batch)
-		return -ENOMEM;
 
 	for (bucket = 0; bucket <= hinfo->ehash_mask; bucket++) {
 		skip = 0;
 		do {
-			n = ccaas_walk_bucket(hinfo, bucket, net, skip, batch);
+			n = ccaas_walk_bucket(hinfo, bucket, net, states, skip,
+					      batch);
 			for (i = 0; i < n; i++) {
 				fn(batch[i], arg);
 				sock_gen_put(batch[i]);
@@ -75,6 +75,10 @@ int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg)
 			cond_resched();
 		} while (n == CCAAS_WALK_BATCH);
 	}
-	kfree(batch);
+}
+
+int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg)
+{
+	ccaas_walk_sockets(net, TCPF_ESTABLISHED, fn, arg);
 	return 0;
 }

@@ -13,7 +13,9 @@ those the rule of kmod/include/ccaas/round.h is replayed: the first round
 runs to the snd_una of the first event (the CCA started right after the
 handshake, with nothing in flight); a round ends at the first segment after
 which snd_una has reached its end, and the next one runs to the snd_nxt of
-that moment. tcp_probe fires only in ESTABLISHED, and the last event's
+that moment; as ccalog does, a round that delivered nothing (snd_una did
+not move: ACKs while nothing was in flight) is not counted. tcp_probe
+fires only in ESTABLISHED, and the last event's
 outcome is unknown, so the replay covers the segments up to the last
 event but one: prints the number of rounds that ended then (after time
 SINCE, when the connection was selected; default 0), the number of
@@ -58,13 +60,16 @@ def count(path, cookie, since=0.0):
     def rel(seq):
         return (seq - base) % 2**32
 
-    end_seq = rel(ev[0][2])
+    end_seq = start_una = rel(ev[0][2])
     rounds = 0
     for (t, nxt, _), (_, _, una_after) in zip(ev, ev[1:]):
         if rel(una_after) >= end_seq:
-            if t >= since:
+            # ccalog leaves out rounds that delivered nothing (ACKs while
+            # nothing is in flight): without SACK, snd_una did not move.
+            if t >= since and rel(una_after) > start_una:
                 rounds += 1
             end_seq = rel(nxt)
+            start_una = rel(una_after)
     return rounds, len(ev), rtt_events(path, cookie, ev[0][0], ev[-1][0])
 
 
