@@ -203,20 +203,19 @@ test_ccalog_switch_and_init() {
 		{ fail ccalog_switch_and_init "configuration failed"; return 1; }
 	ns lg_b python3 "$PACED" sink "$PAIR_B_IP" 5201 &
 	wait_port lg_b 5201 || return 1
-	echo 0 >"$TRACEFS/tracing_on"
-	echo >"$TRACEFS/trace"
-	echo 1 >"$TRACEFS/events/ccalog/enable"
-	echo 1 >"$TRACEFS/tracing_on"
+	# trace-cmd, not tracefs: it prints from the format files, which must
+	# carry what it needs (the switch reasons' names).
+	trace-cmd record -q -e ccalog -o "$dir/trace.dat" sleep 6 >"$dir/record.log" 2>&1 &
+	local rec=$! i
+	sleep 1.5
 	ns lg_a timeout 30 python3 "$PACED" send "$PAIR_B_IP" 5201 4e6 4 "$dir/r" "$dir/go" &
-	local i
 	for i in $(seq 50); do [ -e "$dir/r" ] && break; sleep 0.1; done
 	sleep 1
 	c=$(lg_cookie lg_a 5201)
 	g2=$("$CCACTL" -n lg_a policy set locality dc cca cca_cubic | sed -n 's/^generation //p')
-	sleep 1
-	echo 0 >"$TRACEFS/events/ccalog/enable"
+	wait "$rec"
 	t=$dir/trace.txt
-	cp "$TRACEFS/trace" "$t"
+	trace-cmd report -i "$dir/trace.dat" >"$t" 2>/dev/null
 	grep -E "ccalog_(switch|init): +cookie=$c " "$t" | sed 's/^.*: cookie=/cookie=/'
 	if ! grep -q "ccalog_switch: *cookie=$c .* from=cubic to=cca_dctcp reason=select generation=$g1\$" "$t"; then
 		fail ccalog_switch_and_init "no ccalog_switch cubic -> cca_dctcp by the selector (generation $g1)"
