@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ccalog: the per-RTT tracepoints on real connections, the cookie selection
 # (ccactl log), trace-cmd recording and filtering, and ccalog-plot.
 #
@@ -82,7 +83,10 @@ test_ccalog_one_event_per_round() {
 	local s2=$! i
 	for i in $(seq 50); do [ -e "$dir/r1" ] && [ -e "$dir/r2" ] && break; sleep 0.1; done
 	c1=$(lg_cookie lg_a 5201) c2=$(lg_cookie lg_a 5202)
-	[ -n "$c1" ] && [ -n "$c2" ] || { fail ccalog_one_event_per_round "no cookies"; return 1; }
+	if [ -z "$c1" ] || [ -z "$c2" ]; then
+		fail ccalog_one_event_per_round "no cookies"
+		return 1
+	fi
 	trace-cmd record -q -e ccalog -e tcp:tcp_probe -o "$dir/trace.dat" sleep 7 \
 		>"$dir/record.log" 2>&1 &
 	local rec=$!
@@ -168,12 +172,19 @@ assert [(e["cookie"], e["live"], e["cca"]) for e in s["cookies"]] == [(int(sys.a
 	# deselect of what is not selected. Each fails, naming why; the
 	# selection stays.
 	local out
+	local rc
 	out=$("$CCACTL" -n lg_a log add cookie 987654321 2>&1)
-	[ $? -eq 2 ] && echo "$out" | grep -q '^Error: no open TCP connection has this cookie' ||
-		{ fail ccalog_live_add_del "unknown cookie: $out"; return 1; }
+	rc=$?
+	if [ $rc -ne 2 ] || ! echo "$out" | grep -q '^Error: no open TCP connection has this cookie'; then
+		fail ccalog_live_add_del "unknown cookie (exit $rc): $out"
+		return 1
+	fi
 	out=$("$CCACTL" -n lg_a log del cookie 987654321 2>&1)
-	[ $? -eq 2 ] && echo "$out" | grep -q '^Error: this cookie is not selected' ||
-		{ fail ccalog_live_add_del "del of an unselected cookie: $out"; return 1; }
+	rc=$?
+	if [ $rc -ne 2 ] || ! echo "$out" | grep -q '^Error: this cookie is not selected'; then
+		fail ccalog_live_add_del "del of an unselected cookie (exit $rc): $out"
+		return 1
+	fi
 	"$CCACTL" -n lg_a -j log show | grep -q "\"cookie\":$c," ||
 		{ fail ccalog_live_add_del "the selection changed after refused requests"; return 1; }
 
