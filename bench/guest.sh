@@ -220,7 +220,7 @@ CCALOG_CCAS="cca_dctcp cca_cubic cca_dcndelay cca_xregion"
 
 part_ccalog() {
 	local line cca
-	# shellcheck disable=SC2086 # a list of names
+	# shellcheck disable=SC2046 # a list of names
 	load_ccaas $(for cca in $CCALOG_CCAS; do echo "tcp_$cca"; done)
 	insmod "$BENCH_KO"
 	for cca in $CCALOG_CCAS; do
