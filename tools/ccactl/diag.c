@@ -67,10 +67,7 @@ static int diag_dump(struct nl_sock *s, uint8_t family, struct diag_list *list)
 	struct inet_diag_req_v2 *req;
 	struct nlmsghdr *nlh;
 
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = ++s->seq;
+	nlh = nl_msg(s, buf, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
 	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
 	req->sdiag_family = family;
 	req->sdiag_protocol = IPPROTO_TCP;

@@ -45,19 +45,26 @@ void nl_close(struct nl_sock *s)
 	s->mnl = NULL;
 }
 
-struct nlmsghdr *nl_genl_msg(struct nl_sock *s, void *buf, uint16_t family,
-			     uint8_t cmd, uint8_t version, uint16_t flags)
+struct nlmsghdr *nl_msg(struct nl_sock *s, void *buf, uint16_t type,
+		       uint16_t flags)
 {
 	struct nlmsghdr *nlh;
-	struct genlmsghdr *genl;
 
 	/* libmnl before 1.0.5 leaves attribute padding uninitialised. */
 	memset(buf, 0, NL_SEND_BUFSZ);
 	nlh = mnl_nlmsg_put_header(buf);
-
-	nlh->nlmsg_type = family;
+	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nlh->nlmsg_seq = ++s->seq;
+	return nlh;
+}
+
+struct nlmsghdr *nl_genl_msg(struct nl_sock *s, void *buf, uint16_t family,
+			     uint8_t cmd, uint8_t version, uint16_t flags)
+{
+	struct nlmsghdr *nlh = nl_msg(s, buf, family, flags);
+	struct genlmsghdr *genl;
+
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = cmd;
 	genl->version = version;

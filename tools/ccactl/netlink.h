@@ -45,6 +45,10 @@ typedef int (*nl_data_cb)(const struct nlmsghdr *nlh, void *data);
 int nl_open(struct nl_sock *s, int bus);
 void nl_close(struct nl_sock *s);
 
+/* Start a request of @type in @buf (NL_SEND_BUFSZ bytes, zeroed first). */
+struct nlmsghdr *nl_msg(struct nl_sock *s, void *buf, uint16_t type,
+		       uint16_t flags);
+
 /* Start a generic netlink request in @buf (NL_SEND_BUFSZ bytes). */
 struct nlmsghdr *nl_genl_msg(struct nl_sock *s, void *buf, uint16_t family,
 			     uint8_t cmd, uint8_t version, uint16_t flags);
