@@ -133,7 +133,7 @@ test_ccalog_one_event_per_round() {
 # Selection applies to a live connection at once, both ways, and is
 # reported by log show and sock show; bad requests change nothing.
 test_ccalog_live_add_del() {
-	local c n json
+	local c n json f
 	lg_pair || { fail ccalog_live_add_del "path setup failed"; return 1; }
 	ns lg_b python3 "$PACED" sink "$PAIR_B_IP" 5201 &
 	wait_port lg_b 5201 || return 1
@@ -196,6 +196,25 @@ assert [(e["cookie"], e["live"], e["cca"]) for e in s["cookies"]] == [(int(sys.a
 	[ "$n" -eq 0 ] || { fail ccalog_live_add_del "$n events after log del"; return 1; }
 	"$CCACTL" -n lg_a -j sock show dport 5201 | grep -q '"logged":false' ||
 		{ fail ccalog_live_add_del "sock show still says logged"; return 1; }
+
+	# Filters, resolved to cookies through sock_diag: all must hold.
+	out=$("$CCACTL" -n lg_a log add dport 5201 dst "$PAIR_B_IP/24" cca cca_dctcp locality unknown 2>&1) ||
+		{ fail ccalog_live_add_del "log add by filter: $out"; return 1; }
+	"$CCACTL" -n lg_a -j log show | grep -q "\"cookie\":$c," ||
+		{ fail ccalog_live_add_del "the filter did not select cookie $c"; return 1; }
+	out=$("$CCACTL" -n lg_a log del src "$PAIR_A_IP" 2>&1) ||
+		{ fail ccalog_live_add_del "log del by filter: $out"; return 1; }
+	"$CCACTL" -n lg_a -j log show | grep -q '"cookies":\[\]' ||
+		{ fail ccalog_live_add_del "log del by filter left: $("$CCACTL" -n lg_a log show)"; return 1; }
+	for f in "dport 5299" "cca cca_cubic" "locality rack" "dst 10.9.0.0/16"; do
+		# shellcheck disable=SC2086 # the words of the filter
+		out=$("$CCACTL" -n lg_a log add $f 2>&1)
+		rc=$?
+		if [ $rc -ne 2 ] || [ "$out" != "Error: no established connection matches" ]; then
+			fail ccalog_live_add_del "log add $f (exit $rc): $out"
+			return 1
+		fi
+	done
 	pass ccalog_live_add_del
 }
 
