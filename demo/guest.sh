@@ -4,7 +4,8 @@
 # One host talks to peers at four distances (same rack, same DC, same
 # region, another region), each behind a router with a netem delay.  The
 # host's scope table says where each peer is; its policy gives each kind of
-# peer a CCA; live connections follow a policy change and a rollback.
+# peer a CCA; live connections follow a policy change and a rollback; one
+# connection is traced round trip by round trip with ccalog.
 #
 # Environment (set by scripts/demo.sh): CCAAS_ROOT (the repository),
 # CCAAS_KO_DIR (modules built for this kernel), CCACTL (the ccactl binary).
@@ -252,6 +253,34 @@ run ccactl -n host sock show
 say "Every connection is back on its v1 CCA (the region one never left)."
 expect rack=cca_dctcp dc=cca_dctcp region=dctcp xregion=bbr
 
+step "Watch a connection round by round: ccalog"
+say "ccalog reports a selected connection's CCA state once per round trip, through" \
+	"tracepoints trace-cmd records; unselected connections cost one test per round." \
+	"A 2-second transfer to the dc peer, selected by a filter ccactl resolves to its" \
+	"socket cookie:"
+ns dc python3 tests/vm/lib/paced.py sink 0.0.0.0 5002 >/dev/null 2>&1 &
+wait_port dc 5002
+rm -f /tmp/lg-ready /tmp/lg-go
+ns host python3 tests/vm/lib/paced.py send "${ADDR[dc]}" 5002 4e6 2 /tmp/lg-ready /tmp/lg-go &
+sender=$!
+for _ in $(seq 100); do [ -e /tmp/lg-ready ] && break; sleep 0.1; done
+run ccactl -n host log add dport 5002
+run ccactl -n host log show
+printf '   $ ccactl -n host log record duration 4 file /tmp/ccalog.dat\n'
+ccactl -n host log record duration 4 file /tmp/ccalog.dat 2>&1 | sed 's/^/       /' &
+recorder=$!
+sleep 1.5
+touch /tmp/lg-go
+wait "$sender"
+wait "$recorder"
+say "Three rounds of it (trace-cmd report, a few of the fields):"
+trace-cmd report -i /tmp/ccalog.dat 2>/dev/null | grep ' ccalog_rtt: ' | sed -n '10,12p' |
+	sed -E 's/.* ccalog_rtt: +//; s/ (src|delivery_rate|delivered|ca_state|is_tx_start|is_ssthresh_invoked|cca_state|target_us)=[^ ]*//g; s/^/       /'
+run tools/ccalog-plot --list /tmp/ccalog.dat
+run tools/ccalog-plot -o /tmp/ccalog.png /tmp/ccalog.dat
+say "(The image stays in the VM; on a host, open it.)"
+run ccactl -n host log del all
+
 step "Clean up"
 cleanup
 for _ in $(seq 50); do
@@ -267,4 +296,4 @@ fi
 say "Processes stopped, namespaces deleted, ccaas modules unloaded."
 
 trap - ERR
-printf '\nDemo OK: 4 peers scoped, connections moved by policy v2 and back by rollback, 1 sticky-ECN refusal.\n'
+printf '\nDemo OK: 4 peers scoped, connections moved by policy v2 and back by rollback, 1 sticky-ECN refusal, one connection traced per round trip.\n'
