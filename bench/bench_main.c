@@ -441,7 +441,6 @@ static const struct file_operations bench_select_fops = {
 
 struct bench_mig_call {
 	u64 ns;
-	long ret;
 	struct ccaas_migrate_stats stats;
 };
 
@@ -474,7 +473,6 @@ static int bench_mig_return(struct kretprobe_instance *ri,
 
 	if (i < BENCH_MIG_CALLS) {
 		bench_mig[i].ns = t1 - d->t0;
-		bench_mig[i].ret = regs_return_value(regs);
 		bench_mig[i].stats = *d->stats;	/* the caller's, still live */
 	}
 	return 0;
@@ -525,8 +523,8 @@ static ssize_t bench_migrate_read(struct file *file, char __user *ubuf,
 		const struct ccaas_migrate_stats *s = &bench_mig[i].stats;
 
 		bench_out(bench_mig_report, &off,
-			  "call=%d ns=%llu ret=%ld examined=%u migrated=%u unchanged=%u refused=%u other=%u\n",
-			  i + 1, bench_mig[i].ns, bench_mig[i].ret, s->examined,
+			  "call=%d ns=%llu examined=%u migrated=%u unchanged=%u refused=%u other=%u\n",
+			  i + 1, bench_mig[i].ns, s->examined,
 			  s->count[CCAAS_MOVE_MIGRATED],
 			  s->count[CCAAS_MOVE_UNCHANGED],
 			  s->count[CCAAS_MOVE_REFUSED],

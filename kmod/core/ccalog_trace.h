@@ -33,9 +33,6 @@
 
 #ifndef _CCALOG_TRACE_ONCE
 #define _CCALOG_TRACE_ONCE
-/* ccalog.c: the socket's cookie (as `ss -e` shows it), made if it has none. */
-u64 ccaas_sk_cookie(const struct sock *sk);
-
 /*
  * The addressing fields every event starts with: cookie, family, ports,
  * IPv4 addresses as numbers and both ends as sockaddrs for printing.

@@ -17,7 +17,6 @@
  */
 #include <linux/bsearch.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 

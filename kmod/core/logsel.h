@@ -72,6 +72,5 @@ int ccaas_nl_log_get_doit(struct sk_buff *skb, struct genl_info *info);
 
 /* ccalog.c */
 void ccaas_log_emit_init(struct sock *sk, u64 cookie);
-u64 ccaas_sk_cookie(const struct sock *sk);
 
 #endif /* _CCAAS_LOGSEL_H */

@@ -98,30 +98,29 @@ static void ccaas_migrate_one(struct sock *sk, void *arg)
 	ctx->stats.count[res]++;
 }
 
-static int ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx)
+static void ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx,
+			      struct ccaas_migrate_stats *stats)
 {
 	ctx->cn = ccaas_net(net);
 	rcu_read_lock();
 	ctx->stats.generation = ccaas_policy_current(ctx->cn)->generation;
 	rcu_read_unlock();
-	return ccaas_walk_established(net, ccaas_migrate_one, ctx);
+	ccaas_walk_sockets(net, TCPF_ESTABLISHED, ccaas_migrate_one, ctx);
+	*stats = ctx->stats;
 }
 
-int ccaas_migrate(struct net *net, bool force,
-		  struct ccaas_migrate_stats *stats)
+void ccaas_migrate(struct net *net, bool force,
+		   struct ccaas_migrate_stats *stats)
 {
 	struct ccaas_migrate_ctx ctx = { .force = force };
-	int err;
 
-	err = ccaas_migrate_run(net, &ctx);
-	*stats = ctx.stats;
-	return err;
+	ccaas_migrate_run(net, &ctx, stats);
 }
 
-int ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
-		const struct tcp_congestion_ops *to,
-		const struct tcp_congestion_ops *fallback, bool force,
-		struct ccaas_migrate_stats *stats)
+void ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
+		 const struct tcp_congestion_ops *to,
+		 const struct tcp_congestion_ops *fallback, bool force,
+		 struct ccaas_migrate_stats *stats)
 {
 	struct ccaas_migrate_ctx ctx = {
 		.force = force,
@@ -129,11 +128,8 @@ int ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
 		.drain_to = to,
 		.drain_default = fallback,
 	};
-	int err;
 
-	err = ccaas_migrate_run(net, &ctx);
-	*stats = ctx.stats;
-	return err;
+	ccaas_migrate_run(net, &ctx, stats);
 }
 
 void ccaas_policy_committed(struct net *net, const struct ccaas_policy_gen *gen,
@@ -144,6 +140,6 @@ void ccaas_policy_committed(struct net *net, const struct ccaas_policy_gen *gen,
 	ccaas_notify_policy(net, gen);
 	if (!migrate)
 		return;
-	if (!ccaas_migrate(net, force, &stats))
-		ccaas_notify_migrate(net, &stats);
+	ccaas_migrate(net, force, &stats);
+	ccaas_notify_migrate(net, &stats);
 }

@@ -61,15 +61,17 @@ void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
 typedef void (*ccaas_sock_fn)(struct sock *sk, void *arg);
 void ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
 			void *arg);
-int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg);
 
-/* migrate.c */
-int ccaas_migrate(struct net *net, bool force,
-		  struct ccaas_migrate_stats *stats);
-int ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
-		const struct tcp_congestion_ops *to,
-		const struct tcp_congestion_ops *fallback, bool force,
-		struct ccaas_migrate_stats *stats);
+/* migrate.c: a pass over the established sockets; cannot fail. */
+void ccaas_migrate(struct net *net, bool force,
+		   struct ccaas_migrate_stats *stats);
+void ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
+		 const struct tcp_congestion_ops *to,
+		 const struct tcp_congestion_ops *fallback, bool force,
+		 struct ccaas_migrate_stats *stats);
+
+/* ccalog.c: @sk's cookie (as `ss -e` shows it), made if it has none. */
+u64 ccaas_sk_cookie(const struct sock *sk);
 
 /* sock_nl.c */
 void ccaas_notify_migrate(struct net *net,

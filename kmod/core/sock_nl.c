@@ -4,7 +4,6 @@
  * and the monitor group's notifications.
  */
 #include <linux/module.h>
-#include <linux/sock_diag.h>
 #include <net/genetlink.h>
 #include <net/inet_hashtables.h>
 #include <net/tcp.h>
@@ -98,14 +97,10 @@ int ccaas_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
 	struct net *net = genl_info_net(info);
 	struct ccaas_net *cn = ccaas_net(net);
 	struct ccaas_migrate_stats st;
-	int err;
 
 	mutex_lock(&cn->lock);
-	err = ccaas_migrate(net, nla_get_flag(info->attrs[CCAAS_A_MIGRATE_FORCE]),
-			    &st);
+	ccaas_migrate(net, nla_get_flag(info->attrs[CCAAS_A_MIGRATE_FORCE]), &st);
 	mutex_unlock(&cn->lock);
-	if (err)
-		return err;
 	return ccaas_reply_migrate(info, CCAAS_CMD_MIGRATE, &st);
 }
 
@@ -170,11 +165,10 @@ int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	mutex_lock(&cn->lock);
-	err = ccaas_drain(net, from.ops, to.ops, def.ops,
-			  nla_get_flag(tb[CCAAS_A_MIGRATE_FORCE]), &st);
+	ccaas_drain(net, from.ops, to.ops, def.ops,
+		    nla_get_flag(tb[CCAAS_A_MIGRATE_FORCE]), &st);
 	mutex_unlock(&cn->lock);
-	if (!err)
-		err = ccaas_reply_migrate(info, CCAAS_CMD_CCA_DRAIN, &st);
+	err = ccaas_reply_migrate(info, CCAAS_CMD_CCA_DRAIN, &st);
 out:
 	ccaas_cca_ref_put(&def);
 	ccaas_cca_ref_put(&to);
@@ -205,13 +199,11 @@ static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	u32 generation = ccaas_sk_generation(sk);
 	struct ccaas_scope_result scope;
 	const struct ccaas_rule *rule;
-	u32 cookie[2];
 	bool logged;
 	void *hdr;
 
 	ccaas_sk_scope(cn, sk, &scope);
 	rule = ccaas_policy_match(gen, &scope, sk);
-	sock_diag_save_cookie(sk, cookie);
 	logged = ccaas_ops_logs(ops) &&
 		 /* unlocked like the rest: a racing change may or may not show */
 		 data_race(ccaas_sock(sk)->logged != 0);
@@ -220,8 +212,7 @@ static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 			  &ccaas_family, NLM_F_MULTI, CCAAS_CMD_SOCK_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, CCAAS_A_SOCK_COOKIE,
-			      (u64)cookie[1] << 32 | cookie[0],
+	if (nla_put_u64_64bit(skb, CCAAS_A_SOCK_COOKIE, ccaas_sk_cookie(sk),
 			      CCAAS_A_SOCK_UNSPEC) ||
 	    nla_put_u8(skb, CCAAS_A_SOCK_FAMILY, sk->sk_family) ||
 	    ccaas_put_addr(skb, CCAAS_A_SOCK_SADDR, sk, false) ||

@@ -76,9 +76,3 @@ void ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
 		} while (n == CCAAS_WALK_BATCH);
 	}
 }
-
-int ccaas_walk_established(struct net *net, ccaas_sock_fn fn, void *arg)
-{
-	ccaas_walk_sockets(net, TCPF_ESTABLISHED, fn, arg);
-	return 0;
-}

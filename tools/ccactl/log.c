@@ -30,17 +30,10 @@
 #include "family.h"
 #include "json.h"
 #include "objects.h"
+#include "words.h"
 
 /* Most cookies one request carries (the kernel keeps at most 1024). */
 #define LOG_MAX_COOKIES	1024
-
-static const char *const locality_names[] = {
-	[CCAAS_LOCALITY_UNKNOWN]	= "unknown",
-	[CCAAS_LOCALITY_RACK]		= "rack",
-	[CCAAS_LOCALITY_DC]		= "dc",
-	[CCAAS_LOCALITY_REGION]		= "region",
-	[CCAAS_LOCALITY_XREGION]	= "xregion",
-};
 
 struct prefix {
 	bool set;
@@ -72,15 +65,6 @@ static int parse_u64(const char *s, uint64_t *v)
 	errno = 0;
 	*v = strtoull(s, &end, 10);
 	return errno || *end ? -1 : 0;
-}
-
-static int parse_port(const char *s)
-{
-	uint64_t v;
-
-	if (parse_u64(s, &v) || v < 1 || v > 65535)
-		return -1;
-	return (int)v;
 }
 
 static int parse_prefix(const char *s, struct prefix *p)

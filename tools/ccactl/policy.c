@@ -37,6 +37,7 @@
 #include "json.h"
 #include "objects.h"
 #include "table.h"
+#include "words.h"
 
 /* Parameters ccactl accepts in one rule; the kernel allows fewer. */
 #define RULE_PARAMS_MAX		16
@@ -86,14 +87,6 @@ struct rules {
 /* Options after the rule or generation of a change. */
 struct change_opts {
 	bool no_migrate, force, dry_run;
-};
-
-static const char *const locality_names[] = {
-	[CCAAS_LOCALITY_UNKNOWN]	= "unknown",
-	[CCAAS_LOCALITY_RACK]		= "rack",
-	[CCAAS_LOCALITY_DC]		= "dc",
-	[CCAAS_LOCALITY_REGION]		= "region",
-	[CCAAS_LOCALITY_XREGION]	= "xregion",
 };
 
 static const char *const origin_names[] = {

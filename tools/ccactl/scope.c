@@ -31,6 +31,7 @@
 #include "json.h"
 #include "objects.h"
 #include "table.h"
+#include "words.h"
 
 /* One entry: a prefix and what it maps to. */
 struct scope_entry {
@@ -41,14 +42,6 @@ struct scope_entry {
 	uint32_t region, dc;
 	bool has_region, has_dc;
 	unsigned int line;		/* load: line of the file */
-};
-
-static const char *const locality_names[] = {
-	[CCAAS_LOCALITY_UNKNOWN]	= "unknown",
-	[CCAAS_LOCALITY_RACK]		= "rack",
-	[CCAAS_LOCALITY_DC]		= "dc",
-	[CCAAS_LOCALITY_REGION]		= "region",
-	[CCAAS_LOCALITY_XREGION]	= "xregion",
 };
 
 static const char *locality_name(unsigned int loc)

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "objects.h"
 #include "table.h"
+#include "words.h"
 
 #define HAS(si, attr)	((si)->has & (1u << (attr)))
 
@@ -34,15 +35,6 @@ struct sock_info {
 	uint16_t sport, dport;
 	uint32_t generation, region, dc, min_rto_us, init_cwnd, tso_segs;
 	char cca[CCAAS_CCA_NAME_MAX], policy_cca[CCAAS_CCA_NAME_MAX];
-};
-
-/* enum ccaas_locality */
-static const char *const locality_names[] = {
-	[CCAAS_LOCALITY_UNKNOWN]	= "unknown",
-	[CCAAS_LOCALITY_RACK]		= "rack",
-	[CCAAS_LOCALITY_DC]		= "dc",
-	[CCAAS_LOCALITY_REGION]		= "region",
-	[CCAAS_LOCALITY_XREGION]	= "xregion",
 };
 
 /* What "sock show" keeps: NULL or -1 for "any". */
@@ -445,21 +437,6 @@ nomem:
 	table_free(t);
 	fputs("ccactl: out of memory\n", stderr);
 	return CCACTL_EXIT_KERNEL;
-}
-
-/* A port number, 1 to 65535; -1 if @s is not one. */
-static int parse_port(const char *s)
-{
-	unsigned long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > 65535)
-		return -1;
-	return (int)v;
 }
 
 static int sock_show_args(int argc, char **argv, struct sock_filter *f)
