@@ -13,6 +13,8 @@
 #include <ccaas/cubic.h>
 #include <ccaas/ecn.h>
 
+#include "cca_test.h"
+
 #define C_RFC		CCAAS_CUBIC_C_DEFAULT
 #define BETA_RFC	CCAAS_CUBIC_BETA_DEFAULT
 
@@ -193,29 +195,16 @@ struct cubic_fixture {
 
 static int cubic_fixture_init(struct kunit *test)
 {
-	const struct ccaas_cca *cca = ccaas_cca_lookup("cca_cubic");
 	struct cubic_fixture *f;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, cca, "cca_cubic is not registered");
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	f->tp = kunit_kzalloc(test, sizeof(*f->tp), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->tp);
-	f->ops = cca->ops;
+	f->ops = cca_test_lookup(test, "cca_cubic")->ops;
+	f->tp = cca_test_sock(test, MSS, 100);
 	f->sk = (struct sock *)f->tp;
-	f->sk->sk_family = AF_INET;
-	f->sk->sk_state = TCP_ESTABLISHED;
-	/* CCA init asks the namespace's ccalog selection. */
-	write_pnet(&f->sk->sk_net, &init_net);
-	f->tp->mss_cache = MSS;
-	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
-	f->tp->snd_cwnd_clamp = ~0U;
 	f->tp->is_cwnd_limited = 1;
 	f->tp->max_packets_out = ~0U;
 	f->tp->tcp_mstamp = USEC_PER_SEC;
-	tcp_snd_cwnd_set(f->tp, 100);
-	f->tp->snd_una = 1;
-	f->tp->snd_nxt = 1;
 	test->priv = f;
 	return 0;
 }

@@ -15,6 +15,8 @@
 #include <ccaas/rate.h>
 #include <ccaas/sock.h>
 
+#include "cca_test.h"
+
 /* Schema indexes of cca_dcndelay's per-rule parameters. */
 enum { P_TARGET_RTT_US, P_STEP_ROUNDS, P_STEP_MAX, P_DECREASE_PCT };
 
@@ -32,29 +34,15 @@ struct sim {
 
 static struct sim *sim_new(struct kunit *test, const char *name)
 {
-	const struct ccaas_cca *cca = ccaas_cca_lookup(name);
 	struct sim *s;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, cca, "%s is not registered", name);
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->tp = kunit_kzalloc(test, sizeof(*s->tp), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s->tp);
-	s->ops = cca->ops;
+	s->ops = cca_test_lookup(test, name)->ops;
+	s->tp = cca_test_sock(test, MSS, 100);
 	s->sk = (struct sock *)s->tp;
 	s->stack_cwr = true;
-	write_pnet(&s->sk->sk_net, &init_net);
-	s->sk->sk_family = AF_INET;
-	s->sk->sk_state = TCP_ESTABLISHED;
-	/* CCA init asks the namespace's ccalog selection. */
-	write_pnet(&s->sk->sk_net, &init_net);
-	s->tp->mss_cache = MSS;
-	s->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
-	s->tp->snd_cwnd_clamp = ~0U;
 	s->tp->is_cwnd_limited = 1;
-	tcp_snd_cwnd_set(s->tp, 100);
-	s->tp->snd_una = 1;
-	s->tp->snd_nxt = 1;
 	return s;
 }
 

@@ -10,6 +10,8 @@
 #include <ccaas/ccaas.h>
 #include <ccaas/ecn.h>
 
+#include "cca_test.h"
+
 /* --- the shared EWMA helper ------------------------------------------- */
 
 static void alpha_decays_by_g_without_marks(struct kunit *test)
@@ -59,26 +61,13 @@ struct dctcp_fixture {
 
 static int dctcp_fixture_init(struct kunit *test)
 {
-	const struct ccaas_cca *cca = ccaas_cca_lookup("cca_dctcp");
 	struct dctcp_fixture *f;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, cca, "cca_dctcp is not registered");
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	f->tp = kunit_kzalloc(test, sizeof(*f->tp), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->tp);
-	f->ops = cca->ops;
+	f->ops = cca_test_lookup(test, "cca_dctcp")->ops;
+	f->tp = cca_test_sock(test, 1000, 100);
 	f->sk = (struct sock *)f->tp;
-	f->sk->sk_family = AF_INET;
-	f->sk->sk_state = TCP_ESTABLISHED;
-	/* CCA init asks the namespace's ccalog selection. */
-	write_pnet(&f->sk->sk_net, &init_net);
-	f->tp->mss_cache = 1000;
-	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
-	f->tp->snd_cwnd_clamp = ~0U;
-	tcp_snd_cwnd_set(f->tp, 100);
-	f->tp->snd_una = 1;
-	f->tp->snd_nxt = 1;
 	test->priv = f;
 	return 0;
 }

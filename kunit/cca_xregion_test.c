@@ -19,6 +19,8 @@
 #include <ccaas/prr.h>
 #include <ccaas/sock.h>
 
+#include "cca_test.h"
+
 #define XT_MSS		1000
 #define XT_RTT_US	100000
 #define XT_NOW_US	5000000
@@ -37,32 +39,22 @@ struct xr_fixture {
 static void xr_fixture_reset(struct xr_fixture *f)
 {
 	memset(f->tp, 0, sizeof(*f->tp));
-	f->sk->sk_family = AF_INET;
-	f->sk->sk_state = TCP_ESTABLISHED;
-	/* CCA init asks the namespace's ccalog selection. */
-	write_pnet(&f->sk->sk_net, &init_net);
+	cca_test_sock_init(f->tp, XT_MSS, TCP_INIT_CWND);
 	f->sk->sk_max_pacing_rate = ~0UL;
 	f->sk->sk_pacing_rate = ~0UL;
-	f->tp->mss_cache = XT_MSS;
-	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
-	f->tp->snd_cwnd_clamp = ~0U;
 	f->tp->srtt_us = XT_RTT_US << 3;
 	minmax_reset(&f->tp->rtt_min, 0, XT_RTT_US);
 	f->tp->tcp_mstamp = XT_NOW_US;
 	f->tp->is_cwnd_limited = 1;
 	f->tp->ecn_flags = TCP_ECN_OK;
-	tcp_snd_cwnd_set(f->tp, TCP_INIT_CWND);
-	f->tp->snd_una = 1;
-	f->tp->snd_nxt = 1;
 	inet_csk(f->sk)->icsk_ca_ops = f->ops;
 }
 
 static int xr_fixture_init(struct kunit *test)
 {
-	const struct ccaas_cca *cca = ccaas_cca_lookup("cca_xregion");
+	const struct ccaas_cca *cca = cca_test_lookup(test, "cca_xregion");
 	struct xr_fixture *f;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, cca, "cca_xregion is not registered");
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->tp = kunit_kzalloc(test, sizeof(*f->tp), GFP_KERNEL);

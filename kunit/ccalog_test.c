@@ -14,6 +14,7 @@
 #include <ccaas/log.h>
 
 #include "../kmod/core/ccalog_trace.h"
+#include "cca_test.h"
 
 struct gate_fixture {
 	const struct tcp_congestion_ops *ops;
@@ -56,27 +57,14 @@ KUNIT_ARRAY_PARAM(gate_cca, gate_ccas, gate_cca_desc);
 static int gate_init(struct kunit *test)
 {
 	const char *const *name = test->param_value;
-	const struct ccaas_cca *cca;
 	struct gate_fixture *f;
 
-	cca = ccaas_cca_lookup(*name);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, cca, "%s is not registered", *name);
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	f->tp = kunit_kzalloc(test, sizeof(*f->tp), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->tp);
-	f->ops = cca->ops;
+	f->ops = cca_test_lookup(test, *name)->ops;
+	f->tp = cca_test_sock(test, 1000, 100);
 	f->sk = (struct sock *)f->tp;
-	f->sk->sk_family = AF_INET;
-	f->sk->sk_state = TCP_ESTABLISHED;
-	write_pnet(&f->sk->sk_net, &init_net);
-	f->tp->mss_cache = 1000;
-	f->tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
-	f->tp->snd_cwnd_clamp = ~0U;
 	f->tp->ecn_flags = TCP_ECN_OK;
-	tcp_snd_cwnd_set(f->tp, 100);
-	f->tp->snd_una = 1;
-	f->tp->snd_nxt = 1;
 	test->priv = f;
 	KUNIT_ASSERT_EQ(test, register_trace_ccalog_rtt(gate_probe, f), 0);
 	return 0;

@@ -12,6 +12,9 @@
 struct ccaas_net;
 struct ccaas_rule;
 struct ccaas_scope_result;
+struct ccaas_policy_gen;
+struct genl_info;
+struct netlink_callback;
 
 /* Why a socket was not moved; also indexes struct ccaas_migrate_stats. */
 enum ccaas_move {
