@@ -7,6 +7,7 @@
 #   make ccactl               the userspace tool
 #   make check                everything the tests need, then every test suite
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
+#   make modules-debug        modules for the sanitizer kernel (built if needed)
 #   make bench                benchmarks in VMs (bench/README.md; bench/run.sh -h)
 
 include scripts/versions.conf
@@ -19,24 +20,29 @@ VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PINNED := $(KVER_6_1) $(KVER_6_12)
 
-.PHONY: all modules modules-all clean ccactl check checkpatch install bench demo
+.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install bench demo
 
 all: modules
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
 
+# The headers to build against: Debian's package, or for the sanitizer
+# kernel (KVER_DEBUG) its build tree, made by scripts/debug-kernel.sh.
+kdir_of = $(if $(filter $(KVER_DEBUG),$1),$(shell scripts/debug-kernel.sh | sed -n 's/^KDIR=//p'),/usr/src/linux-headers-$1)
+
 # Out-of-tree builds write next to the sources, so each kernel gets its own
 # copy of the kernel sources under build/<release>/.
 KSRC := Kbuild kmod include
 modules-all: $(addprefix build/,$(addsuffix /.built,$(PINNED)))
+modules-debug: build/$(KVER_DEBUG)/.built
 
 build/%/.built: FORCE
 	@mkdir -p build/$*
 	@rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
 		--exclude '*.mod*' --exclude 'compat-generated.h' $(KSRC) build/$*/ 2>/dev/null || \
 		rsync -a $(KSRC) build/$*/
-	$(MAKE) -C /usr/src/linux-headers-$* M=$(PWD)/build/$* W=$(W) modules
+	$(MAKE) -C $(call kdir_of,$*) M=$(PWD)/build/$* W=$(W) modules
 	@touch $@
 
 FORCE:

@@ -45,21 +45,6 @@ find_deb() {
 	echo "$best"
 }
 
-deb=$(find_deb)
-if [ -z "$deb" ]; then
-	log "downloading linux-image-$kver"
-	tmp=$(mktemp -d "$CCAAS_CACHE/debs/.dl.XXXXXX")
-	# apt drops privileges to _apt for downloads; let it write here
-	chmod 0777 "$tmp"
-	# a fresh machine may have no package lists yet: update once and retry
-	(cd "$tmp" && apt-get download -q "linux-image-$kver") >&2 ||
-		{ apt-get update -q >&2 && (cd "$tmp" && apt-get download -q "linux-image-$kver") >&2; } ||
-		ccaas_die "apt-get download linux-image-$kver failed"
-	mv "$tmp"/*.deb "$CCAAS_CACHE/debs/"
-	rmdir "$tmp"
-	deb=$(find_deb)
-fi
-
 # --- 2. the extracted kernel ----------------------------------------------------
 
 # extract_vmlinux BZIMAGE OUT: write the uncompressed ELF kernel inside a
@@ -87,16 +72,43 @@ extract_vmlinux() {
 		ccaas_die "$img: payload is not an ELF kernel"
 }
 
-kdir="$CCAAS_CACHE/kernels/$(basename "$deb" .deb)"
-if [ ! -e "$kdir/.ready" ]; then
-	log "extracting $(basename "$deb")"
-	rm -rf "$kdir.tmp"
-	dpkg-deb -x "$deb" "$kdir.tmp"
-	depmod -b "$kdir.tmp" "$kver"
-	extract_vmlinux "$kdir.tmp/boot/vmlinuz-$kver" "$kdir.tmp/vmlinux"
-	touch "$kdir.tmp/.ready"
-	rm -rf "$kdir"
-	mv "$kdir.tmp" "$kdir"
+# deb_kernel: the Debian image .deb, downloaded once and extracted once;
+# sets kdir
+deb_kernel() {
+	local deb tmp
+	deb=$(find_deb)
+	if [ -z "$deb" ]; then
+		log "downloading linux-image-$kver"
+		tmp=$(mktemp -d "$CCAAS_CACHE/debs/.dl.XXXXXX")
+		# apt drops privileges to _apt for downloads; let it write here
+		chmod 0777 "$tmp"
+		# a fresh machine may have no package lists yet: update once and retry
+		(cd "$tmp" && apt-get download -q "linux-image-$kver") >&2 ||
+			{ apt-get update -q >&2 && (cd "$tmp" && apt-get download -q "linux-image-$kver") >&2; } ||
+			ccaas_die "apt-get download linux-image-$kver failed"
+		mv "$tmp"/*.deb "$CCAAS_CACHE/debs/"
+		rmdir "$tmp"
+		deb=$(find_deb)
+	fi
+	kdir="$CCAAS_CACHE/kernels/$(basename "$deb" .deb)"
+	if [ ! -e "$kdir/.ready" ]; then
+		log "extracting $(basename "$deb")"
+		rm -rf "$kdir.tmp"
+		dpkg-deb -x "$deb" "$kdir.tmp"
+		depmod -b "$kdir.tmp" "$kver"
+		extract_vmlinux "$kdir.tmp/boot/vmlinuz-$kver" "$kdir.tmp/vmlinux"
+		touch "$kdir.tmp/.ready"
+		rm -rf "$kdir"
+		mv "$kdir.tmp" "$kdir"
+	fi
+}
+
+if [ "$kver" = "$KVER_DEBUG" ]; then
+	# The sanitizer kernel is built here, not downloaded (debug-kernel.sh).
+	kdir=$("$here/debug-kernel.sh" | sed -n 's/^ROOT=//p')
+	[ -n "$kdir" ] || ccaas_die "debug-kernel.sh failed"
+else
+	deb_kernel
 fi
 moddir="$kdir/lib/modules/$kver"
 config="$kdir/boot/config-$kver"

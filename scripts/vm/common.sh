@@ -3,7 +3,8 @@
 #
 # Kernel names: the pinned kernels live in scripts/versions.conf as
 # KVER_<major>_<minor>=<full release>.  Everywhere a KVER is accepted, the
-# short name "<major>.<minor>" (e.g. 6.12) may be given instead.
+# short name "<major>.<minor>" (e.g. 6.12) may be given instead, and
+# "debug" for the sanitizer kernel (KVER_DEBUG, scripts/debug-kernel.sh).
 
 CCAAS_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$CCAAS_SCRIPTS/versions.conf"
@@ -28,7 +29,9 @@ ccaas_all_kvers() {
 # unpinned kernel).
 ccaas_resolve_kver() {
 	local v="KVER_${1//./_}"
-	if [[ "$1" =~ ^[0-9]+\.[0-9]+$ ]] && [ -n "${!v:-}" ]; then
+	if [ "$1" = debug ]; then
+		echo "$KVER_DEBUG"
+	elif [[ "$1" =~ ^[0-9]+\.[0-9]+$ ]] && [ -n "${!v:-}" ]; then
 		echo "${!v}"
 	else
 		echo "$1"
@@ -38,6 +41,10 @@ ccaas_resolve_kver() {
 # ccaas_short_kver KVER: the short name of a pinned kernel (6.12), else KVER
 ccaas_short_kver() {
 	local v
+	if [ "$1" = "$KVER_DEBUG" ]; then
+		echo debug
+		return
+	fi
 	for v in $(ccaas_kver_vars); do
 		if [ "${!v}" = "$1" ]; then
 			v=${v#KVER_}

@@ -1,5 +1,6 @@
 # ccaas_core and the CCA registry: load, netlink listing, refusals, unload.
 # The tests run in order and share the loaded modules.
+# vm-debug: yes
 # vm-timeout: 120
 
 ko=$CCAAS_KO_DIR

@@ -6,6 +6,7 @@
 # namespace has its own scope table and policy. b's policy is set before its
 # server listens: a policy naming an ECN CCA puts new listeners on it, which
 # is what makes a server accept ECN from ECT-marked SYNs.
+# vm-debug: yes
 # vm-timeout: 300
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py

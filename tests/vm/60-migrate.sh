@@ -5,6 +5,7 @@
 #
 # Hosts a (clients) and b (servers); b's policy puts its listeners on
 # cca_dctcp, so it accepts ECN from clients that ask for it.
+# vm-debug: yes
 # vm-timeout: 300
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py

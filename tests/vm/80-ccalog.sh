@@ -9,6 +9,7 @@
 # - lg_c -- lg_r -- lg_s, a 20 Mbit/s HTB bottleneck whose fq_codel marks
 #   CE above 2 ms, 2 ms more on the ACK path: bulk cca_dctcp transfers
 #   whose alpha, ssthresh and cwnd move, for the filter and plot tests.
+# vm-debug: yes
 # vm-timeout: 300
 
 LG_RESULTS=$RESULTS/ccalog

@@ -41,17 +41,6 @@ while getopts "k:t:jvh" opt; do
 done
 [ -n "$kvers" ] || kvers=$(ccaas_all_kvers)
 
-# The selected test files, in order.
-files=()
-for f in "$vmdir"/[0-9][0-9]-*.sh; do
-	[ -f "$f" ] || continue
-	if ccaas_match "$pattern" "$(basename "$f")" ||
-		[ -n "$(ccaas_selected_tests "$f" "$pattern")" ]; then
-		files+=("$f")
-	fi
-done
-[ ${#files[@]} -gt 0 ] || ccaas_die "no test file matches '$pattern'"
-
 # file_limit FILE: the file's time limit in seconds
 file_limit() {
 	local l
@@ -59,11 +48,38 @@ file_limit() {
 	echo "${l:-${CCAAS_VM_FILE_TIMEOUT:-300}}"
 }
 
-# VM limit: every file's limit plus time to boot and clean up.
-vm_limit=120
-for f in "${files[@]}"; do
-	vm_limit=$((vm_limit + $(file_limit "$f") + 10))
+# select_files KVER: set files (the test files for KVER, in order) and
+# vm_limit (every file's limit plus time to boot and clean up). The
+# sanitizer kernel runs only the files marked `# vm-debug: yes`, the
+# lifetime-sensitive ones (its KASAN and lockdep make it several times
+# slower).
+select_files() {
+	local f
+	files=()
+	for f in "$vmdir"/[0-9][0-9]-*.sh; do
+		[ -f "$f" ] || continue
+		if [ "$1" = "$KVER_DEBUG" ] &&
+			! grep -qE '^# vm-debug: *yes' "$f"; then
+			continue
+		fi
+		if ccaas_match "$pattern" "$(basename "$f")" ||
+			[ -n "$(ccaas_selected_tests "$f" "$pattern")" ]; then
+			files+=("$f")
+		fi
+	done
+	vm_limit=120
+	for f in ${files[@]+"${files[@]}"}; do
+		vm_limit=$((vm_limit + $(file_limit "$f") + 10))
+	done
+}
+
+# Some file must match on some kernel.
+any=0
+for k in $kvers; do
+	select_files "$(ccaas_resolve_kver "$k")"
+	[ ${#files[@]} = 0 ] || any=1
 done
+[ "$any" = 1 ] || ccaas_die "no test file matches '$pattern'"
 
 # report KVER RUNDIR: print the results of one VM run; return 1 on failure
 report() {
@@ -138,12 +154,19 @@ report() {
 
 # run_kernel KVER: boot one VM for KVER, then report
 run_kernel() {
-	local kver rundir log q=-q
+	local kver rundir log q=-q mem=512
 	kver=$(ccaas_resolve_kver "$1")
+	select_files "$kver"
+	if [ ${#files[@]} = 0 ]; then
+		echo "vm-$(ccaas_short_kver "$kver"): no test file for this kernel matches '$pattern'"
+		return 0
+	fi
+	# KASAN's shadow and kmemleak's pool want more room.
+	[ "$kver" != "$KVER_DEBUG" ] || mem=1024
 	rundir="${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}/$(date +%Y%m%d-%H%M%S)-$kver-vmtests-$$"
 	log=$(mktemp)
 	[ "$verbose" = 0 ] || q=""
-	"$root/scripts/vm-run.sh" $q -t "$vm_limit" -d "$rundir" \
+	"$root/scripts/vm-run.sh" $q -t "$vm_limit" -m "$mem" -d "$rundir" \
 		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
 		-e "CCACTL=$root/tools/ccactl/ccactl" \
 		-e "CCAAS_VM_FILE_TIMEOUT=${CCAAS_VM_FILE_TIMEOUT:-300}" \

@@ -7,6 +7,12 @@
 # $RESULTS/results.txt gets the tests' PASS/FAIL lines between markers
 #   @start FILE       and       @end FILE STATUS
 # that the host uses to account for tests that never reported.
+#
+# After each file the kernel's own reports since the previous file are
+# checked (lockdep, RCU, sleep-in-atomic, UBSAN, list corruption: those
+# that do not panic) and, on a kernel with kmemleak, a scan is made: any
+# report is a FAIL named after the file, "kernel_reports_<file>", with the
+# report's first lines. On such a kernel a clean file also gets a PASS.
 set -u
 
 lib="$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
@@ -14,6 +20,48 @@ lib="$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
 . "$lib"
 export CCAAS_RESULTS_FILE="$RESULTS/results.txt"
 : >>"$CCAAS_RESULTS_FILE"
+
+kmemleak=/sys/kernel/debug/kmemleak
+[ -w "$kmemleak" ] || kmemleak=""
+# Kernel reports that do not stop the kernel; the rest panic
+# (oops=panic panic_on_warn=1) and end the VM.
+report_pat='BUG:|WARNING:|UBSAN:|KASAN|KFENCE|INFO: (possible|suspicious|trying|task)|circular locking|inconsistent lock state|lock held when returning|list_(add|del) corruption|Call Trace:'
+
+# the printk time of the newest kernel message, as "seconds.micros"
+klog_now() {
+	dmesg | sed -n 's/^\[ *\([0-9]*\.[0-9]*\)\].*/\1/p' | tail -n 1
+}
+
+# kernel_reports FILE: the reports since the previous call; kmemleak scan
+klog_mark=$(klog_now)
+kernel_reports() {
+	local stem=${1%.sh} found leaks
+	found=$(dmesg | awk -v after="${klog_mark:-0}" '
+		match($0, /^\[ *[0-9]+\.[0-9]+\]/) {
+			t = substr($0, 2, RLENGTH - 2) + 0
+			if (t > after + 0) print
+		}' | grep -aE "$report_pat" | head -n 20)
+	klog_mark=$(klog_now)
+	leaks=""
+	if [ -n "$kmemleak" ]; then
+		echo scan >"$kmemleak"
+		leaks=$(head -n 40 "$kmemleak")
+		echo clear >"$kmemleak"
+	fi
+	if [ -n "$found$leaks" ]; then
+		echo "FAIL: kernel_reports_$stem" >>"$CCAAS_RESULTS_FILE"
+		printf '%s\n%s\n' "$found" "$leaks" | sed '/^$/d; s/^/    /' |
+			tee -a "$CCAAS_RESULTS_FILE"
+	elif [ -n "$kmemleak" ]; then
+		echo "PASS: kernel_reports_$stem" >>"$CCAAS_RESULTS_FILE"
+	fi
+}
+
+# Leaks from before the first test are not ours to report.
+if [ -n "$kmemleak" ]; then
+	echo scan >"$kmemleak"
+	echo clear >"$kmemleak"
+fi
 
 for f in "$@"; do
 	name=$(basename "$f")
@@ -26,7 +74,8 @@ for f in "$@"; do
 	timeout -k 5 "$limit" bash -c '. "$1" && . "$2" && ccaas_run_tests "$2"' \
 		driver "$lib" "$f"
 	rc=$?
-	echo "@end $name $rc" >>"$CCAAS_RESULTS_FILE"
 	netns_cleanup
+	kernel_reports "$name"
+	echo "@end $name $rc" >>"$CCAAS_RESULTS_FILE"
 done
 echo "=== done"
