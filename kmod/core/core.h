@@ -68,6 +68,7 @@ void ccaas_ext_unregister(struct ccaas_cca *cca);
 bool ccaas_cca_can_take(const struct tcp_congestion_ops *from,
 			const struct tcp_congestion_ops *to);
 const struct ccaas_cca *ccaas_registry_by_ops(const struct tcp_congestion_ops *ops);
+const struct tcp_congestion_ops *ccaas_registry_transitional(void);
 int ccaas_cca_param_check(const struct ccaas_cca *cca, const char *name,
 			  u32 value, const struct nlattr *attr,
 			  struct netlink_ext_ack *extack);

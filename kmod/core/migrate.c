@@ -33,6 +33,7 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 					    struct ccaas_migrate_ctx *ctx)
 {
 	const struct tcp_congestion_ops *cur = inet_csk(sk)->icsk_ca_ops;
+	const struct ccaas_policy_gen *gen = ccaas_policy_current(ctx->cn);
 	const struct tcp_congestion_ops *target = ctx->drain_to;
 	const struct ccaas_rule *rule = NULL;
 	struct ccaas_scope_result scope;
@@ -42,8 +43,7 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 
 	if (!target) {
 		ccaas_sk_scope(ctx->cn, sk, &scope);
-		rule = ccaas_policy_match(ccaas_policy_current(ctx->cn),
-					  &scope, sk);
+		rule = ccaas_policy_match(gen, &scope, sk);
 		if (rule)
 			target = rule->cca.ops;
 		/* A drain must not leave the socket where it is. */
@@ -61,8 +61,18 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 			ccaas_sk_apply_rule(sk, rule, ctx->stats.generation);
 		return CCAAS_MOVE_UNCHANGED;
 	}
-	if (!ctx->force && !ccaas_ecn_compatible(sk, target))
+	if (!ctx->force && !ccaas_ecn_compatible(sk, target)) {
+		const struct tcp_congestion_ops *holder = NULL;
+
+		/* Where the selector puts an ECN child its rule cannot hold. */
+		if (rule)
+			holder = ccaas_ecn_child_cca(gen, sk);
+		if (holder && ccaas_ops_on_cca(cur, holder)) {
+			ccaas_sk_apply_min_rto(sk, rule);
+			return CCAAS_MOVE_UNCHANGED;
+		}
 		return CCAAS_MOVE_REFUSED;
+	}
 
 	switch (ccaas_sk_switch(sk, target, rule, ctx->stats.generation, true,
 				ctx->drain_from ? CCALOG_SWITCH_DRAIN :

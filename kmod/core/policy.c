@@ -143,6 +143,23 @@ struct ccaas_rule *ccaas_policy_draft_add(struct ccaas_policy_gen *draft,
 	return rule;
 }
 
+/*
+ * The initial window and the TSO floor reach the socket through the header
+ * of a ccaas CCA's private area, which the CCA reads (<ccaas/sock.h>); any
+ * other CCA would silently ignore them. The minimum RTO the core sets
+ * itself, for every CCA.
+ */
+int ccaas_rule_knobs_check(const struct ccaas_rule *rule,
+			   struct netlink_ext_ack *extack)
+{
+	if (rule->cca.cca ||
+	    !(rule->knobs & (CCAAS_KNOB_INIT_CWND | CCAAS_KNOB_TSO_SEGS)))
+		return 0;
+	NL_SET_ERR_MSG(extack,
+		       "init_cwnd and tso_segs need a CCA built on ccaas");
+	return -EINVAL;
+}
+
 int ccaas_policy_draft_resolve(struct ccaas_policy_gen *draft,
 			       struct ccaas_rule *rule, struct net *net,
 			       const char *name, struct netlink_ext_ack *extack)
@@ -160,7 +177,7 @@ int ccaas_policy_draft_resolve(struct ccaas_policy_gen *draft,
 			ccaas_rule_cca_get(rule, other);
 			strscpy(rule->cca_name, other->cca_name,
 				sizeof(rule->cca_name));
-			return 0;
+			return ccaas_rule_knobs_check(rule, extack);
 		}
 	}
 
@@ -170,7 +187,7 @@ int ccaas_policy_draft_resolve(struct ccaas_policy_gen *draft,
 	rule->cca.ops = ref.ops;
 	rule->cca.cca = ref.cca;
 	strscpy(rule->cca_name, ref.ops->name, sizeof(rule->cca_name));
-	return 0;
+	return ccaas_rule_knobs_check(rule, extack);
 }
 
 enum ccaas_copy {

@@ -286,6 +286,8 @@ struct ccaas_rule *ccaas_policy_draft_add(struct ccaas_policy_gen *draft,
 int ccaas_policy_draft_resolve(struct ccaas_policy_gen *draft,
 			       struct ccaas_rule *rule, struct net *net,
 			       const char *name, struct netlink_ext_ack *extack);
+int ccaas_rule_knobs_check(const struct ccaas_rule *rule,
+			   struct netlink_ext_ack *extack);
 
 bool ccaas_rule_match_equal(const struct ccaas_rule_match *a,
 			    const struct ccaas_rule_match *b);

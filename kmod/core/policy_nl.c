@@ -355,7 +355,8 @@ int ccaas_rule_parse(struct net *net, const struct nlattr *nest,
 			return err;
 	}
 	ccaas_rule_sort_params(rule);
-	return ccaas_rule_parse_knobs(rule, tb, extack);
+	err = ccaas_rule_parse_knobs(rule, tb, extack);
+	return err ?: ccaas_rule_knobs_check(rule, extack);
 }
 
 /* --- replies -------------------------------------------------------------- */

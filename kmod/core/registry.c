@@ -146,6 +146,22 @@ const struct ccaas_cca *ccaas_registry_by_ops(const struct tcp_congestion_ops *o
 }
 
 /*
+ * The ops of the first registered transitional CCA (one that can hold any
+ * socket, ECN or not: cca_cubic), or NULL. For a caller in an RCU read
+ * section, which keeps the ops valid (unregistering waits for a grace
+ * period); a module reference must still be taken to keep them.
+ */
+const struct tcp_congestion_ops *ccaas_registry_transitional(void)
+{
+	const struct ccaas_cca *cca;
+
+	list_for_each_entry_rcu(cca, &ccaas_registry, node)
+		if (cca->features & CCAAS_CCA_F_TRANSITIONAL)
+			return cca->ops;
+	return NULL;
+}
+
+/*
  * May a socket on @from move to @to? Only if @to lists no takeover sources,
  * or lists @from's CCA at a version no newer than @from's. A CCA not built
  * on ccaas has version 0.

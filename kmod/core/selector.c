@@ -11,7 +11,12 @@
  *   tcp_connect(). Switching the ops here decides the SYN's ECN request
  *   (tcp_ecn_send_syn() asks for ECN when the CCA needs it). No init():
  *   the stack calls it when the handshake completes. A route's `congctl`
- *   is applied after us by tcp_connect() and so still wins.
+ *   is applied after us by tcp_connect() and so still wins; it does not
+ *   clear the private area we filled for our CCA, so at SYN_SENT ->
+ *   ESTABLISHED (tcp_finish_connect(), before init()) a socket whose route
+ *   names a CCA gets a clean area and the kernel's minimum RTO: the
+ *   route's CCA starts with its module defaults. Migration counts such
+ *   sockets as pinned (ccaas_sk_pinned()).
  * - Listen, CLOSE -> LISTEN: the listener's CCA decides whether the server
  *   accepts ECN from a client whose SYN is ECT-marked, as the SYNs of ECN
  *   CCAs are (tcp_ecn_create_request(): net.ipv4.tcp_ecn and a route's
@@ -21,13 +26,20 @@
  *   those that do not. Listeners opened before such a policy keep their
  *   CCA (a route `congctl` with an ECN CCA also makes a server accept).
  * - Passive open, SYN_RECV -> ESTABLISHED, for the child socket before
- *   accept(): the stack has already initialised the listener's CCA on it,
- *   so the switch releases it and initialises the new one. ECN was decided
- *   by the handshake; a CCA that cannot hold the result is not chosen
- *   (sticky ECN), and the child keeps the listener's CCA.
+ *   accept(): the stack has already initialised a CCA on it, so the switch
+ *   releases it and initialises the new one. That CCA is the route's, or
+ *   the listener's if the application set the listener's with setsockopt
+ *   (both pinned: left alone), else the namespace default
+ *   (tcp_ca_openreq_child()): a listener the selector moved does not pass
+ *   its CCA on. ECN was decided by the handshake, by the listener's CCA.
+ *   A child that negotiated ECN goes to a CCA that can hold it: its rule's,
+ *   else the transitional CCA (CCAAS_CCA_F_TRANSITIONAL, cca_cubic), else
+ *   the listener's (the policy's first ECN CCA); the namespace default may
+ *   not. A child that did not negotiate ECN and whose rule's CCA needs it
+ *   keeps the default (sticky ECN) and migration counts it refused.
  *
  * Sockets whose CCA the application set (setsockopt TCP_CONGESTION; a
- * passive child inherits its listener's) or a route locked are left alone.
+ * passive child inherits its listener's) or a route chose are left alone.
  */
 #include <linux/module.h>
 #include <linux/tracepoint.h>
@@ -39,9 +51,44 @@
 
 static struct tracepoint *ccaas_set_state_tp;
 
+/* The first CCA the policy names that needs ECN, or NULL. */
+static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *gen)
+{
+	unsigned int i;
+
+	for (i = 0; i < gen->n_rules; i++)
+		if (gen->rules[i].cca.ops->flags & TCP_CONG_NEEDS_ECN)
+			return &gen->rules[i];
+	return NULL;
+}
+
+/*
+ * For a passive child that negotiated ECN and whose rule's CCA cannot hold
+ * it: the transitional CCA, else the policy's listener CCA, or NULL. RCU
+ * is held; ccaas_sk_switch() takes the module reference. Migration counts
+ * a socket already there as unchanged rather than refused.
+ */
+const struct tcp_congestion_ops *
+ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk)
+{
+	const struct tcp_congestion_ops *ops;
+	const struct ccaas_rule *rule;
+
+	if (!(tcp_sk(sk)->ecn_flags & TCP_ECN_OK))
+		return NULL;
+	ops = ccaas_registry_transitional();
+	if (ops && ccaas_ecn_compatible(sk, ops))
+		return ops;
+	rule = ccaas_ecn_rule(gen);
+	if (rule && ccaas_ecn_compatible(sk, rule->cca.ops))
+		return rule->cca.ops;
+	return NULL;
+}
+
 static void ccaas_select(struct sock *sk, bool established)
 {
 	struct ccaas_net *cn = ccaas_net(sock_net(sk));
+	const struct tcp_congestion_ops *ops;
 	const struct ccaas_policy_gen *gen;
 	struct ccaas_scope_result scope;
 	const struct ccaas_rule *rule;
@@ -55,27 +102,35 @@ static void ccaas_select(struct sock *sk, bool established)
 	rule = ccaas_policy_match(gen, &scope, sk);
 	if (!rule)
 		goto out;
-	if (established && !ccaas_ecn_compatible(sk, rule->cca.ops))
-		goto out;
+	ops = rule->cca.ops;
+	if (established && !ccaas_ecn_compatible(sk, ops)) {
+		ops = ccaas_ecn_child_cca(gen, sk);
+		if (!ops)
+			goto out;
+	}
 	/*
 	 * Even a socket already on the rule's CCA is switched: that applies the
 	 * rule's knobs and fills a ccaas CCA's header before its init() runs.
 	 */
-	ccaas_sk_switch(sk, rule->cca.ops, rule, gen->generation, established,
+	ccaas_sk_switch(sk, ops, rule, gen->generation, established,
 			CCALOG_SWITCH_SELECT);
 out:
 	rcu_read_unlock();
 }
 
-/* The first CCA the policy names that needs ECN, or NULL. */
-static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *gen)
+/*
+ * SYN_SENT -> ESTABLISHED, before init(): undo what the selector did for a
+ * CCA that the route then replaced (see the top of this file).
+ */
+static void ccaas_select_route_check(struct sock *sk)
 {
-	unsigned int i;
+	struct inet_connection_sock *icsk = inet_csk(sk);
 
-	for (i = 0; i < gen->n_rules; i++)
-		if (gen->rules[i].cca.ops->flags & TCP_CONG_NEEDS_ECN)
-			return &gen->rules[i];
-	return NULL;
+	if (icsk->icsk_ca_setsockopt || icsk->icsk_ca_initialized ||
+	    !ccaas_sk_route_cc(sk))
+		return;
+	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
+	ccaas_sk_apply_min_rto(sk, NULL);
 }
 
 static void ccaas_select_listener(struct sock *sk)
@@ -105,6 +160,8 @@ static void ccaas_probe_set_state(void *data, const struct sock *csk,
 		return;
 	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT)
 		ccaas_select(sk, false);
+	else if (oldstate == TCP_SYN_SENT && newstate == TCP_ESTABLISHED)
+		ccaas_select_route_check(sk);
 	else if (oldstate == TCP_CLOSE && newstate == TCP_LISTEN)
 		ccaas_select_listener(sk);
 	else if (oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED)

@@ -43,6 +43,8 @@ enum ccaas_switch_reason {
 
 /* switch.c */
 bool ccaas_sk_pinned(const struct sock *sk);
+bool ccaas_sk_route_cc(const struct sock *sk);
+void ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule);
 bool ccaas_ops_on_cca(const struct tcp_congestion_ops *cur,
 		      const struct tcp_congestion_ops *want);
 bool ccaas_ecn_compatible(const struct sock *sk,
@@ -89,6 +91,8 @@ int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info);
 int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* selector.c */
+const struct tcp_congestion_ops *
+ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk);
 int ccaas_selector_init(void);
 void ccaas_selector_exit(void);
 

@@ -20,6 +20,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/module.h>
+#include <net/dst.h>
 #include <net/inet_ecn.h>
 #include <net/tcp.h>
 
@@ -38,12 +39,47 @@ bool ccaas_ops_bpf(const struct tcp_congestion_ops *ops)
 #endif
 }
 
-/* The application or a route lock chose this socket's CCA: leave it. */
+/*
+ * The socket's route names a CCA (`ip route ... congctl NAME`, with or
+ * without `lock`). The stack applies it after the selector at connect
+ * (tcp_connect_init) and when it creates a passive child
+ * (tcp_ca_openreq_child): the route's choice wins there, so migration
+ * leaves it too. Only a connected socket has its route cached.
+ */
+bool ccaas_sk_route_cc(const struct sock *sk)
+{
+	const struct dst_entry *dst;
+	bool ret;
+
+	rcu_read_lock();
+	dst = __sk_dst_get((struct sock *)sk);
+	ret = dst && dst_metric(dst, RTAX_CC_ALGO) != TCP_CA_UNSPEC;
+	rcu_read_unlock();
+	return ret;
+}
+
+/* The application or a route chose this socket's CCA: leave it. */
 bool ccaas_sk_pinned(const struct sock *sk)
 {
 	const struct inet_connection_sock *icsk = inet_csk(sk);
 
-	return icsk->icsk_ca_setsockopt || icsk->icsk_ca_dst_locked;
+	return icsk->icsk_ca_setsockopt || icsk->icsk_ca_dst_locked ||
+	       ccaas_sk_route_cc(sk);
+}
+
+/*
+ * In-tree dctcp moves a socket that did not negotiate ECN to ops of its
+ * own module named "<name>-reno" (dctcp_init). No other in-tree CCA has
+ * fallback ops.
+ */
+static bool ccaas_ops_intree_fallback(const struct tcp_congestion_ops *cur,
+				      const struct tcp_congestion_ops *want)
+{
+	size_t len = strlen(want->name);
+
+	return cur->owner == want->owner &&
+	       !strncmp(cur->name, want->name, len) &&
+	       !strcmp(cur->name + len, "-reno");
 }
 
 /* A socket on @cur is on the CCA @want (counting its fallback ops). */
@@ -55,7 +91,9 @@ bool ccaas_ops_on_cca(const struct tcp_congestion_ops *cur,
 	if (cur == want)
 		return true;
 	cca = ccaas_registry_by_ops(want);
-	return cca && cca->fallback_ops == cur;
+	if (cca)
+		return cca->fallback_ops == cur;
+	return ccaas_ops_intree_fallback(cur, want);
 }
 
 static u32 ccaas_ops_features(const struct tcp_congestion_ops *ops)
@@ -86,12 +124,19 @@ bool ccaas_ecn_compatible(const struct sock *sk,
 
 /*
  * The knob the core applies itself, whatever the CCA: the minimum RTO (in
- * jiffies, so rounded up to the tick: 4 ms at HZ=250).
+ * jiffies, so rounded up to the tick: 4 ms at HZ=250). It lasts as long as
+ * a rule sets it: a socket the core moves under a rule without it (or
+ * under no rule, `cca drain ... to NAME`) gets the kernel's floor back,
+ * the value tcp_init_sock() starts every socket with. The core owns this
+ * field on the sockets it moves; pinned sockets are never moved.
  */
-static void ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule)
+void ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule)
 {
-	if (rule->knobs & CCAAS_KNOB_MIN_RTO)
-		inet_csk(sk)->icsk_rto_min = usecs_to_jiffies(rule->min_rto_us);
+	u32 rto_min = TCP_RTO_MIN;
+
+	if (rule && rule->knobs & CCAAS_KNOB_MIN_RTO)
+		rto_min = usecs_to_jiffies(rule->min_rto_us);
+	WRITE_ONCE(inet_csk(sk)->icsk_rto_min, rto_min);
 }
 
 /*
@@ -136,7 +181,8 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
  * @reinit: the old CCA was initialised: release it, and init the new one
  * @reason: who moves it, for ccalog_switch (CCALOG_SWITCH_*)
  *
- * With a @rule, its knobs are applied too. Does not sleep.
+ * With a @rule, its knobs are applied too; without one, the minimum RTO
+ * goes back to the kernel's. Does not sleep.
  *
  * Return: 0, -EOPNOTSUPP for a socket on a BPF CCA (its reference cannot be
  * handled from a module), -EBUSY if @ops' module is going away.
@@ -161,11 +207,14 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 
 	WRITE_ONCE(icsk->icsk_ca_ops, ops);
 	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
-	if (rule) {
-		ccaas_sk_apply_min_rto(sk, rule);
-		if (rule->cca.cca)
-			ccaas_sk_fill_header(sk, rule, generation);
-	}
+	ccaas_sk_apply_min_rto(sk, rule);
+	/*
+	 * The header carries the rule's parameters for the rule's CCA only: a
+	 * caller that chose another CCA for the rule's connection (a passive
+	 * ECN child on the transitional CCA, say) leaves it at the defaults.
+	 */
+	if (rule && rule->cca.cca && rule->cca.ops == ops)
+		ccaas_sk_fill_header(sk, rule, generation);
 	if (reinit) {
 		tcp_sk(sk)->prior_ssthresh = 0;
 		if (ops->init)
@@ -190,7 +239,8 @@ void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
 			 u32 generation)
 {
 	ccaas_sk_apply_min_rto(sk, rule);
-	if (rule->cca.cca)
+	if (rule->cca.cca && ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops,
+					     rule->cca.ops))
 		ccaas_sk_fill_header(sk, rule, generation);
 }
 
