@@ -140,30 +140,43 @@ test_bpf_drain_default_refused() {
 		fail bpf_drain_default_refused "drain to cca_cubic: $out"
 }
 
-# Sockets on the BPF CCA, chosen by the application or by the namespace
-# default, stay on it through migrations, forced or not, and are counted.
-test_bpf_sockets_skipped() {
-	local out n=$((2 * BPF_N)) pass
-	bpf_setup || return 1
-	bpf_open app --cc bpf_reno || return 1
-	ns a sysctl -qw net.ipv4.tcp_congestion_control=bpf_reno || return 1
-	"$CCACTL" -n a policy set default cca cca_cubic >/dev/null || return 1
-	"$CCACTL" -n a policy set locality dc cca cca_dctcp no_migrate >/dev/null || return 1
-	bpf_open ns || return 1
-	[ "$(on_cca bpf_reno)" = $n ] ||
-		fail bpf_sockets_skipped "not all on bpf_reno: $(ns a ss -tinH state established)" || return 1
+# bpf_migrations N NAME: two migrations, forced or not, leave a's N
+# connections on bpf_reno and count them skipped_bpf; sock show lists them
+bpf_migrations() {
+	local n=$1 name=$2 out pass
+	[ "$(on_cca bpf_reno)" = "$n" ] ||
+		fail "$name" "not all on bpf_reno: $(ns a ss -tinH state established)" || return 1
 	for pass in "" force; do
 		out=$("$CCACTL" -n a -j migrate $pass) || return 1
 		[ "$(counts "$out" examined skipped_bpf migrated)" = "$n $n 0" ] &&
-			[ "$(on_cca bpf_reno)" = $n ] ||
-			fail bpf_sockets_skipped "migrate $pass: $out" || return 1
+			[ "$(on_cca bpf_reno)" = "$n" ] ||
+			fail "$name" "migrate $pass: $out" || return 1
 	done
 	out=$("$CCACTL" -n a -j sock show) || return 1
 	echo "$out" | python3 -c 'import json, sys
 j = json.load(sys.stdin)
 bpf = [s for s in j if s["cca"] == "bpf_reno"]
-sys.exit(0 if len(bpf) == int(sys.argv[1]) else 1)' $n ||
-		fail bpf_sockets_skipped "sock show: $out"
+sys.exit(0 if len(bpf) == int(sys.argv[1]) else 1)' "$n" ||
+		fail "$name" "sock show: $out"
+}
+
+# Sockets the namespace default put on the BPF CCA: the selector cannot
+# move them at connect (they keep it), nor can a migration.
+test_bpf_default_sockets_skipped() {
+	bpf_setup || return 1
+	ns a sysctl -qw net.ipv4.tcp_congestion_control=bpf_reno || return 1
+	"$CCACTL" -n a policy set default cca cca_cubic >/dev/null || return 1
+	"$CCACTL" -n a policy set locality dc cca cca_dctcp no_migrate >/dev/null || return 1
+	bpf_open ns || return 1
+	bpf_migrations $BPF_N bpf_default_sockets_skipped
+}
+
+# Sockets whose application chose the BPF CCA: counted as BPF, not pinned.
+test_bpf_app_sockets_skipped() {
+	bpf_setup || return 1
+	bpf_open app --cc bpf_reno || return 1
+	"$CCACTL" -n a policy set default cca cca_cubic >/dev/null || return 1
+	bpf_migrations $BPF_N bpf_app_sockets_skipped
 }
 
 # Unregister the BPF CCA; every ccaas module unloads.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf_reno: a BPF struct_ops congestion control for the VM tests, Reno
- * through the kfuncs the stack offers BPF CCAs (6.1 and 6.12 alike). Its
- * ops->owner is BPF_MODULE_OWNER, which is what the tests are about.
+ * bpf_reno: a BPF struct_ops congestion control for the VM tests, plain
+ * Reno on the socket's cwnd and ssthresh. Its ops->owner is
+ * BPF_MODULE_OWNER, which is what the tests are about.
  *
  * Build:    clang -O2 -g -target bpf -D__TARGET_ARCH_x86 \
  *             -idirafter /usr/include/$(gcc -print-multiarch) \
@@ -10,9 +10,10 @@
  * Register: bpftool struct_ops register bpf_reno.bpf.o
  * Remove:   bpftool struct_ops unregister name bpf_reno_ops
  *
- * No vmlinux.h: the programs only pass the socket on, so struct sock stays
- * opaque, and libbpf matches struct tcp_congestion_ops' members to the
- * kernel's by name.
+ * No vmlinux.h: the few fields used are declared here, and CO-RE
+ * (preserve_access_index) finds them in the running kernel's tcp_sock; the
+ * verifier hands a tcp_congestion_ops program its socket as a tcp_sock.
+ * No kfuncs either: bookworm's libbpf 1.1 refuses externs returning void.
  */
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
@@ -22,6 +23,14 @@
 
 struct sock;
 
+struct tcp_sock {
+	__u32 snd_cwnd;
+	__u32 snd_cwnd_cnt;
+	__u32 snd_cwnd_clamp;
+	__u32 snd_ssthresh;
+	__u32 prior_cwnd;
+} __attribute__((preserve_access_index));
+
 struct tcp_congestion_ops {
 	__u32 (*ssthresh)(struct sock *sk);
 	void (*cong_avoid)(struct sock *sk, __u32 ack, __u32 acked);
@@ -30,26 +39,48 @@ struct tcp_congestion_ops {
 	char name[16];
 } __attribute__((preserve_access_index));
 
-extern __u32 tcp_reno_ssthresh(struct sock *sk) __ksym;
-extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
-extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
+static struct tcp_sock *tcp_sk(struct sock *sk)
+{
+	return (struct tcp_sock *)sk;
+}
 
 SEC("struct_ops/bpf_reno_ssthresh")
 __u32 BPF_PROG(bpf_reno_ssthresh, struct sock *sk)
 {
-	return tcp_reno_ssthresh(sk);
+	__u32 half = tcp_sk(sk)->snd_cwnd >> 1;
+
+	return half > 2 ? half : 2;
 }
 
+/* Slow start up to ssthresh, then one segment per window acked. */
 SEC("struct_ops/bpf_reno_cong_avoid")
 void BPF_PROG(bpf_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
-	tcp_reno_cong_avoid(sk, ack, acked);
+	struct tcp_sock *tp = tcp_sk(sk);
+	__u32 cwnd = tp->snd_cwnd;
+
+	if (cwnd < tp->snd_ssthresh) {
+		cwnd += acked;
+		if (cwnd > tp->snd_ssthresh)
+			cwnd = tp->snd_ssthresh;
+	} else {
+		tp->snd_cwnd_cnt += acked;
+		if (tp->snd_cwnd_cnt >= cwnd) {
+			tp->snd_cwnd_cnt = 0;
+			cwnd++;
+		}
+	}
+	if (cwnd > tp->snd_cwnd_clamp)
+		cwnd = tp->snd_cwnd_clamp;
+	tp->snd_cwnd = cwnd;
 }
 
 SEC("struct_ops/bpf_reno_undo_cwnd")
 __u32 BPF_PROG(bpf_reno_undo_cwnd, struct sock *sk)
 {
-	return tcp_reno_undo_cwnd(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
 }
 
 /* Non-restricted: any namespace may make it its default. */
