@@ -19,7 +19,7 @@ BPF_MAP=bpf_reno_ops
 BPF_PORT=5003
 BPF_N=5
 
-load_ccaas tcp_cca_dctcp tcp_cca_cubic || return 1
+load_ccaas tcp_cca_dctcp tcp_cca_cubic && modprobe tcp_dctcp || return 1
 
 # bpf_registered: bpf_reno is a CCA the stack knows
 bpf_registered() {
@@ -34,10 +34,13 @@ clang -O2 -g -target bpf -D__TARGET_ARCH_x86 \
 echo "bpf_reno built in $SECONDS s"
 bpftool struct_ops register "$BPF_OBJ" || return 1
 
-# bpf_setup: fresh namespaces a and b, a server in b, scope for b in a
+# bpf_setup: fresh namespaces a and b, a server in b whose listener is on
+# cca_dctcp (so it accepts ECN: a's cca_dctcp connections keep cca_dctcp,
+# not its fallback), scope for b in a
 bpf_setup() {
 	netns_cleanup
 	netns_pair a b || return 1
+	"$CCACTL" -n b policy set default cca cca_dctcp >/dev/null || return 1
 	"$CCACTL" -n a scope add 10.0.0.2/32 locality dc region 1 dc 7 || return 1
 	ns b python3 "$CONNS" server :: $BPF_PORT >/dev/null 2>&1 &
 	wait_port b $BPF_PORT
@@ -74,6 +77,7 @@ refused() {
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
+	echo "${*#"$CCACTL" }: rc=$rc: $out"
 	[ $rc = 2 ] && echo "$out" | grep -q '^Error: .*BPF' ||
 		fail "$name" "'${*#"$CCACTL" }': rc=$rc: $out"
 }
@@ -109,6 +113,8 @@ test_bpf_drain_target_refused() {
 	bpf_open to --cc cca_dctcp || return 1
 	refused bpf_drain_target_refused "$CCACTL" -n a cca drain cca_dctcp to bpf_reno || return 1
 	refused bpf_drain_target_refused "$CCACTL" -n a cca drain cca_dctcp to bpf_reno force || return 1
+	# nor can a BPF CCA be drained
+	refused bpf_drain_target_refused "$CCACTL" -n a cca drain bpf_reno to reno || return 1
 	[ "$(on_cca cca_dctcp)" = $BPF_N ] ||
 		fail bpf_drain_target_refused "moved: $(ns a ss -tinH state established)" || return 1
 	# and the CCA still drains to a target that can take them
@@ -131,6 +137,7 @@ test_bpf_drain_default_refused() {
 		fail bpf_drain_default_refused "sysctl not per namespace" || return 1
 	out=$("$CCACTL" -n a cca drain cca_dctcp 2>&1)
 	rc=$?
+	echo "cca drain cca_dctcp: rc=$rc: $out"
 	[ $rc = 2 ] && echo "$out" | grep -q "^Error: .*BPF.*'to'" ||
 		fail bpf_drain_default_refused "rc=$rc: $out" || return 1
 	[ "$(on_cca cca_dctcp)" = $BPF_N ] ||
@@ -169,6 +176,16 @@ test_bpf_default_sockets_skipped() {
 	"$CCACTL" -n a policy set locality dc cca cca_dctcp no_migrate >/dev/null || return 1
 	bpf_open ns || return 1
 	bpf_migrations $BPF_N bpf_default_sockets_skipped
+}
+
+# A target these (non-ECN) sockets could not take anyway: still counted
+# as BPF, not as refused by the sticky-ECN rule.
+test_bpf_sockets_skipped_not_refused() {
+	bpf_setup || return 1
+	ns a sysctl -qw net.ipv4.tcp_congestion_control=bpf_reno || return 1
+	"$CCACTL" -n a policy set locality dc cca dctcp >/dev/null || return 1
+	bpf_open nr || return 1
+	bpf_migrations $BPF_N bpf_sockets_skipped_not_refused
 }
 
 # Sockets whose application chose the BPF CCA: counted as BPF, not pinned.
