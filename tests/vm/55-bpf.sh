@@ -77,9 +77,9 @@ refused() {
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
-	echo "${*#"$CCACTL" }: rc=$rc: $out"
+	echo "${*:2}: rc=$rc: $out"
 	[ $rc = 2 ] && echo "$out" | grep -q '^Error: .*BPF' ||
-		fail "$name" "'${*#"$CCACTL" }': rc=$rc: $out"
+		fail "$name" "'${*:2}': rc=$rc: $out"
 }
 
 # Registered, usable by an application, and still there after bpftool exits.
