@@ -9,6 +9,11 @@
  * restrictions for unprivileged callers, and works for every CCA (in-tree,
  * ccaas, third party). The socket's ops then say which CCA it is; a module
  * reference is taken before the socket (and its reference) goes away.
+ *
+ * BPF CCAs are refused: their ops->owner is BPF_MODULE_OWNER, a poisoned
+ * pointer, and the stack's way to pin them (bpf_try_module_get()) is not
+ * open to modules. So a ccaas_cca_ref never holds a BPF CCA, and ccaas
+ * never moves a socket onto one (nor off one: ccaas_sk_switch()).
  */
 #include <linux/module.h>
 #include <linux/net.h>
@@ -17,6 +22,7 @@
 #include <net/sock.h>
 
 #include "core.h"
+#include "sock.h"
 
 /* May sleep: process context, no locks held but the caller's mutexes. */
 int ccaas_cca_resolve(struct net *net, const char *name,
@@ -41,13 +47,17 @@ int ccaas_cca_resolve(struct net *net, const char *name,
 
 	lock_sock(sock->sk);
 	ops = inet_csk(sock->sk)->icsk_ca_ops;
-	if (!try_module_get(ops->owner))
+	if (ccaas_ops_bpf(ops)) {
+		err = -EOPNOTSUPP;
+		NL_SET_ERR_MSG(extack,
+			       "a BPF CCA: ccaas cannot move sockets onto it or off it");
+	} else if (!try_module_get(ops->owner)) {
 		err = -ENOENT;
-	release_sock(sock->sk);
-	if (err) {
 		NL_SET_ERR_MSG(extack, "congestion control is being unloaded");
-		goto out;
 	}
+	release_sock(sock->sk);
+	if (err)
+		goto out;
 
 	ref->ops = ops;
 	ref->cca = ccaas_registry_by_ops(ops);

@@ -104,7 +104,11 @@ int ccaas_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
 	return ccaas_reply_migrate(info, CCAAS_CMD_MIGRATE, &st);
 }
 
-/* The namespace's default CCA, if it is not @avoid; with a reference. */
+/*
+ * The namespace's default CCA, if it is not @avoid; with a reference. A
+ * BPF CCA there cannot take the drain's sockets: the drain is refused,
+ * with a hint to name a target.
+ */
 static int ccaas_default_ops(struct net *net,
 			     const struct tcp_congestion_ops *avoid,
 			     struct ccaas_cca_ref *ref,
@@ -112,11 +116,18 @@ static int ccaas_default_ops(struct net *net,
 {
 	const struct tcp_congestion_ops *def;
 	char name[TCP_CA_NAME_MAX];
+	bool bpf;
 
 	rcu_read_lock();
 	def = rcu_dereference(net->ipv4.tcp_congestion_control);
 	strscpy(name, def->name, sizeof(name));
+	bpf = ccaas_ops_bpf(def);
 	rcu_read_unlock();
+	if (bpf) {
+		NL_SET_ERR_MSG(extack,
+			       "the namespace default is a BPF CCA: name a target with 'to'");
+		return -EOPNOTSUPP;
+	}
 	if (ccaas_cca_resolve(net, name, ref, extack))
 		return -ENOENT;
 	if (ccaas_ops_on_cca(ref->ops, avoid)) {

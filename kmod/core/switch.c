@@ -184,8 +184,9 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
  * With a @rule, its knobs are applied too; without one, the minimum RTO
  * goes back to the kernel's. Does not sleep.
  *
- * Return: 0, -EOPNOTSUPP for a socket on a BPF CCA (its reference cannot be
- * handled from a module), -EBUSY if @ops' module is going away.
+ * Return: 0, -EOPNOTSUPP for a socket on a BPF CCA or a BPF @ops (their
+ * references cannot be handled from a module), -EBUSY if @ops' module is
+ * going away.
  */
 int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 		    const struct ccaas_rule *rule, u32 generation, bool reinit,
@@ -194,7 +195,7 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 	struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tcp_congestion_ops *old = icsk->icsk_ca_ops;
 
-	if (ccaas_ops_bpf(old))
+	if (ccaas_ops_bpf(old) || ccaas_ops_bpf(ops))
 		return -EOPNOTSUPP;
 	if (!try_module_get(ops->owner))
 		return -EBUSY;
