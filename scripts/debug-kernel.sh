@@ -100,12 +100,11 @@ while IFS= read -r line; do
 done <"$fragment"
 [ -z "$missing" ] || { log "options not taken by the kernel:$missing"; exit 1; }
 
-release=$(make -s -C "$tree" O="$dir/obj" kernelrelease 2>/dev/null)
-[ "$release" = "$KVER_DEBUG" ] ||
-	{ log "kernel release is '$release', versions.conf says '$KVER_DEBUG'"; exit 1; }
-
 make -C "$tree" O="$dir/obj" -j"$jobs" bzImage modules >>"$blog" 2>&1 ||
 	{ tail -n 30 "$blog" >&2; exit 1; }
+release=$(cat "$dir/obj/include/config/kernel.release")
+[ "$release" = "$KVER_DEBUG" ] ||
+	{ log "kernel release is '$release', versions.conf says '$KVER_DEBUG'"; exit 1; }
 make -C "$tree" O="$dir/obj" INSTALL_MOD_PATH="$dir/root" modules_install \
 	>>"$blog" 2>&1 || { tail -n 20 "$blog" >&2; exit 1; }
 cp "$dir/obj/vmlinux" "$dir/root/vmlinux"

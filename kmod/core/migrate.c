@@ -38,6 +38,13 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 	const struct ccaas_rule *rule = NULL;
 	struct ccaas_scope_result scope;
 
+	/*
+	 * A socket on a BPF CCA cannot be moved from a module at all (its
+	 * reference is not a module's), whoever chose the CCA and whatever
+	 * its ECN: it is counted as that, before pinned or refused.
+	 */
+	if (ccaas_ops_bpf(cur))
+		return CCAAS_MOVE_SKIPPED_BPF;
 	if (!ctx->drain_from && ccaas_sk_pinned(sk))
 		return CCAAS_MOVE_SKIPPED_PINNED;
 

@@ -52,15 +52,16 @@ file_limit() {
 # vm_limit (every file's limit plus time to boot and clean up). The
 # sanitizer kernel runs only the files marked `# vm-debug: yes`, the
 # lifetime-sensitive ones (its KASAN and lockdep make it several times
-# slower).
+# slower), and `# vm-debug: only`, those that need its fault injection.
 select_files() {
 	local f
 	files=()
 	for f in "$vmdir"/[0-9][0-9]-*.sh; do
 		[ -f "$f" ] || continue
-		if [ "$1" = "$KVER_DEBUG" ] &&
-			! grep -qE '^# vm-debug: *yes' "$f"; then
-			continue
+		if [ "$1" = "$KVER_DEBUG" ]; then
+			grep -qE '^# vm-debug: *(yes|only)' "$f" || continue
+		else
+			! grep -qE '^# vm-debug: *only' "$f" || continue
 		fi
 		if ccaas_match "$pattern" "$(basename "$f")" ||
 			[ -n "$(ccaas_selected_tests "$f" "$pattern")" ]; then
