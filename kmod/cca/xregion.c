@@ -54,13 +54,13 @@
  * -> Open -> Recovery, seen here as a call of ssthresh() while in
  * Recovery). An ECN DEC interrupted by a loss becomes a LOSS DEC towards
  * the lower of the two targets. A call of ssthresh() outside Recovery and
- * Loss on an ACK whose rate sample has no CE marks is a loss too, a LOSS
- * DEC: local congestion (the stack's tcp_enter_cwr() after a qdisc drop)
- * or a loss revealed by a tail loss probe. (An ECE on an ACK without a
- * valid rate sample would be taken for one: the safe side.) After a LOSS DEC, cwnd holds until the
- * recovery is over. A retransmission timeout (the stack itself drops cwnd
- * to one packet after ssthresh()) goes back to SS up to ssthresh =
- * 0.7 * cwnd.
+ * Loss, on an ACK whose rate sample has no CE marks, is a loss too (a LOSS
+ * DEC): local congestion (the stack's tcp_enter_cwr() after a qdisc drop)
+ * or a loss revealed by a tail loss probe; an ECE on an ACK without a valid
+ * rate sample would be taken for one, the safe side. After a LOSS DEC,
+ * cwnd holds until the recovery is over. A retransmission timeout (the
+ * stack itself drops cwnd to one packet after ssthresh()) goes back to SS
+ * up to ssthresh = 0.7 * cwnd.
  *
  * What cong_control changes in the stack (read in the 6.12.117 sources,
  * code that predates 6.1, whose headers differ only in the cong_control
@@ -486,7 +486,8 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 		    xr_marked_rate_above(rate, rs->delivered, rs->delivered_ce,
 					 ccaas_sock_param(sk, XR_P_CE_THRESH, ce_thresh)))
 			xr_enter_dec(sk, ca, XR_DEC_ECN);
-	} else if (ca->reduce && !xr_in_dec(ca) && rs->delivered_ce <= 0) {
+	} else if (ca->reduce && ca_state != TCP_CA_Loss && !xr_in_dec(ca) &&
+		   rs->delivered_ce <= 0) {
 		/*
 		 * The stack asked for a reduction without CE marks to explain
 		 * it: local congestion (tcp_enter_cwr() on the send path) or
