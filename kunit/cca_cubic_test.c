@@ -368,6 +368,44 @@ static void cubic_growth_shape(struct kunit *test)
 	KUNIT_EXPECT_LE(test, w_kp5, 1060U);
 }
 
+/*
+ * After a timeout the first congestion avoidance probes from the window it
+ * starts at (RFC 9438 section 4.8: K = 0, W_max = that window), as cubic
+ * does, instead of climbing back towards the plateau from before.
+ */
+static void cubic_timeout_probes_from_new_window(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+	u32 rtt = 100000, w, i;
+	u64 t0;
+
+	start(f, false, rtt);
+	tcp_snd_cwnd_set(f->tp, 1000);
+	/* tcp_enter_loss(): ssthresh(), CA_EVENT_LOSS, cwnd 1, Loss */
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
+	tcp_snd_cwnd_set(f->tp, 1);
+	set_state(f, TCP_CA_Loss);
+	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 700U);
+	/* slow start back to ssthresh (cong_avoid() in Loss), then Open */
+	for (i = 0; i < 1000 && tcp_snd_cwnd(f->tp) < f->tp->snd_ssthresh; i++) {
+		f->tp->tcp_mstamp += rtt / 10;
+		f->ops->cong_avoid(f->sk, f->tp->snd_una, 1);
+	}
+	set_state(f, TCP_CA_Open);
+	KUNIT_ASSERT_EQ(test, tcp_snd_cwnd(f->tp), 700U);
+
+	/*
+	 * 2 s later: convex from 700, 700 + 0.4 * 2^3 plus the Reno-friendly
+	 * 0.53 packet per RTT, about 713. Towards the old plateau (K = 9.08 s
+	 * from 700 to 1000) it would be 1000 - 0.4 * 7.08^3 = 858.
+	 */
+	t0 = f->tp->tcp_mstamp;
+	w = run_until(f, t0, 2 * USEC_PER_SEC, rtt);
+	KUNIT_EXPECT_GE(test, w, 705U);
+	KUNIT_EXPECT_LE(test, w, 725U);
+}
+
 static void cubic_loss_cuts_to_beta(struct kunit *test)
 {
 	struct cubic_fixture *f = test->priv;
@@ -580,6 +618,7 @@ static struct kunit_case cca_cubic_cases[] = {
 	KUNIT_CASE(cubic_registration),
 	KUNIT_CASE(cubic_growth_shape),
 	KUNIT_CASE(cubic_loss_cuts_to_beta),
+	KUNIT_CASE(cubic_timeout_probes_from_new_window),
 	KUNIT_CASE(cubic_ecn_cut_follows_alpha),
 	KUNIT_CASE(cubic_ecn_first_cut_is_beta),
 	KUNIT_CASE(cubic_ecn_one_cut_per_round),

@@ -663,6 +663,65 @@ static void xr_no_boost_when_marks_not_sparse(struct kunit *test)
 	KUNIT_EXPECT_LE(test, tcp_snd_cwnd(f->tp), 1001U);
 }
 
+/*
+ * Local congestion (a qdisc drop returned to __tcp_transmit_skb()) makes
+ * the stack call tcp_enter_cwr(): ssthresh() lands in snd_ssthresh, the
+ * state turns CWR, and with cong_control the stack runs no PRR. In slow
+ * start, tcp_slow_start() would then clamp cwnd to that ssthresh in one
+ * step. The cut must instead come through xregion's own PRR, over a round.
+ */
+static void xr_local_congestion_reduces_through_prr(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+	u32 prev;
+	int i;
+
+	start(f, 100);
+	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_SS);
+	send(f, 100);
+	tcp_enter_cwr(f->sk);
+	KUNIT_ASSERT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state, TCP_CA_CWR);
+	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 70U);
+
+	/* The first ACK: PRR lets a packet out instead of stopping at 70. */
+	ack(f, 1);
+	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
+	KUNIT_EXPECT_GT(test, tcp_snd_cwnd(f->tp), tcp_packets_in_flight(f->tp));
+	fill(f);
+	/* The rest of the round: one packet of cwnd per ACK at most. */
+	for (i = 0; i < 98; i++) {
+		prev = tcp_snd_cwnd(f->tp);
+		ack(f, 1);
+		fill(f);
+		KUNIT_EXPECT_LE(test, prev - min(prev, tcp_snd_cwnd(f->tp)), 1U);
+	}
+	KUNIT_EXPECT_GE(test, tcp_snd_cwnd(f->tp), 70U);
+	KUNIT_EXPECT_LE(test, tcp_snd_cwnd(f->tp), 71U);
+	/* The round's last ACK ends the reduction at the target. */
+	ack(f, 1);
+	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_CA);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
+}
+
+/*
+ * An ECE also makes the stack call tcp_enter_cwr(); the marks on that ACK
+ * are xregion's own signal, and sparse ones (here 1 %) cut nothing.
+ */
+static void xr_ece_cwr_is_not_a_loss(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_CA);
+	send(f, 100);
+	/* tcp_ack(): the ACK's deliveries are counted, then tcp_enter_cwr() */
+	tcp_enter_cwr(f->sk);
+	ack_rs(f, 1, 1, 100, 1);
+	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_CA);
+	KUNIT_EXPECT_GE(test, tcp_snd_cwnd(f->tp), 100U);
+}
+
 static void xr_timeout_returns_to_slow_start(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
@@ -822,6 +881,8 @@ static struct kunit_case cca_xregion_cases[] = {
 	KUNIT_CASE(xr_paces_from_cwnd_and_srtt),
 	KUNIT_CASE(xr_boost_adds_while_marks_sparse),
 	KUNIT_CASE(xr_no_boost_when_marks_not_sparse),
+	KUNIT_CASE(xr_local_congestion_reduces_through_prr),
+	KUNIT_CASE(xr_ece_cwr_is_not_a_loss),
 	KUNIT_CASE(xr_timeout_returns_to_slow_start),
 	KUNIT_CASE(xr_undo_restores_window),
 	KUNIT_CASE(xr_falls_back_without_ecn),

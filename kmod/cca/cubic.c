@@ -10,7 +10,9 @@
  *
  * Loss (fast recovery, or a retransmission timeout): ssthresh = beta * cwnd
  * with beta = 0.7, and fast convergence (a flow cut below its previous W_max
- * remembers a lower plateau, leaving room to newer flows).
+ * remembers a lower plateau, leaving room to newer flows). After a timeout
+ * the first congestion avoidance probes from the window it starts at, K = 0
+ * (RFC 9438 section 4.8), as in-tree cubic does.
  *
  * ECN: a CE mark is not treated as a loss. Like DCTCP, cca_cubic keeps alpha,
  * the EWMA of the fraction of packets marked, updated once per round trip
@@ -332,8 +334,14 @@ static void cca_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 					 &ca->ce_state);
 		break;
 	case CA_EVENT_LOSS:
-		/* a retransmission timeout, right after ssthresh() */
+		/*
+		 * A retransmission timeout, right after ssthresh(). The first
+		 * congestion avoidance after it starts a convex curve from
+		 * the window it finds (RFC 9438 section 4.8: K = 0, W_max and
+		 * W_est that window), not the plateau from before.
+		 */
 		cca_cubic_loss(sk);
+		ccaas_cubic_reset(&ca->cubic);
 		break;
 	case CA_EVENT_TX_START:
 		/* sending resumes after idle: do not count the idle time */

@@ -15,8 +15,8 @@
  *	cwnd <- cwnd * (1 - alpha / 2)
  *
  * so a lightly marked flow barely slows while a fully marked one halves like
- * Reno. Window growth is Reno's. A loss (entering Recovery) halves cwnd as in
- * Reno whatever alpha says.
+ * Reno. Window growth is Reno's. A loss (entering Recovery, or a
+ * retransmission timeout) halves cwnd as in Reno whatever alpha says.
  *
  * ECN must be negotiated for any of this. When the handshake did not
  * negotiate it, init() moves the socket to cca_dctcp's fallback ops,
@@ -165,30 +165,51 @@ static void cca_dctcp_in_ack_event(struct sock *sk, u32 flags)
 }
 
 /* A loss halves cwnd whatever alpha is, as in Reno. */
-static void cca_dctcp_set_state(struct sock *sk, u8 new_state)
+static void cca_dctcp_react_to_loss(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct cca_dctcp *ca = inet_csk_ca(sk);
-
-	if (new_state != TCP_CA_Recovery ||
-	    inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
-		return;
 
 	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	ca->loss_cwnd = tcp_snd_cwnd(tp);
 	tp->snd_ssthresh = max(tcp_snd_cwnd(tp) >> 1, 2U);
 }
 
+/*
+ * Fast recovery begins. A timeout is handled in cwnd_event() instead
+ * (CA_EVENT_LOSS), as in-tree dctcp does: one reaction per episode.
+ */
+static void cca_dctcp_set_state(struct sock *sk, u8 new_state)
+{
+	if (new_state == TCP_CA_Recovery &&
+	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery)
+		cca_dctcp_react_to_loss(sk);
+}
+
 static void cca_dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct cca_dctcp *ca = inet_csk_ca(sk);
 
-	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
+	switch (ev) {
+	case CA_EVENT_ECN_IS_CE:
+	case CA_EVENT_ECN_NO_CE:
 		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ca->ce_state);
-	else if (ev == CA_EVENT_TX_START || ev == CA_EVENT_LOSS)
-		/* sending resumes after idle; a retransmission timeout */
-		ccaas_log_note(&ca->round, ev == CA_EVENT_LOSS ?
-			       CCAAS_ROUND_LOSS : CCAAS_ROUND_TX_START);
+		break;
+	case CA_EVENT_LOSS:
+		/*
+		 * A retransmission timeout, right after ssthresh() gave the
+		 * alpha cut: a loss, so halve whatever alpha says (a drained
+		 * alpha would otherwise slow-start straight back to cwnd).
+		 */
+		cca_dctcp_react_to_loss(sk);
+		break;
+	case CA_EVENT_TX_START:
+		/* sending resumes after idle */
+		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
+		break;
+	default:
+		break;
+	}
 }
 
 static u32 cca_dctcp_undo_cwnd(struct sock *sk)

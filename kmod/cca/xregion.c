@@ -53,10 +53,14 @@
  * losses still outstanding, starts the next within the same ACK (Recovery
  * -> Open -> Recovery, seen here as a call of ssthresh() while in
  * Recovery). An ECN DEC interrupted by a loss becomes a LOSS DEC towards
- * the lower of the two targets. After a LOSS DEC, cwnd holds until the
- * recovery is over. A retransmission timeout (the stack itself drops cwnd
- * to one packet after ssthresh()) goes back to SS up to ssthresh =
- * 0.7 * cwnd.
+ * the lower of the two targets. A call of ssthresh() outside Recovery and
+ * Loss, on an ACK whose rate sample has no CE marks, is a loss too (a LOSS
+ * DEC): local congestion (the stack's tcp_enter_cwr() after a qdisc drop)
+ * or a loss revealed by a tail loss probe; an ECE on an ACK without a valid
+ * rate sample would be taken for one, the safe side. After a LOSS DEC,
+ * cwnd holds until the recovery is over. A retransmission timeout (the
+ * stack itself drops cwnd to one packet after ssthresh()) goes back to SS
+ * up to ssthresh = 0.7 * cwnd.
  *
  * What cong_control changes in the stack (read in the 6.12.117 sources,
  * code that predates 6.1, whose headers differ only in the cong_control
@@ -70,7 +74,9 @@
  * does it update the pacing rate (tcp_update_pacing_rate() runs only for
  * other CCAs). So snd_ssthresh is merely informative here (this CCA sets it
  * to the target of each reduction and reads it only as the end of slow
- * start after a timeout) and the kernel's CWR-on-first-mark costs nothing.
+ * start after a timeout, never letting tcp_slow_start() cut cwnd down to
+ * it) and the kernel's CWR-on-first-mark costs nothing: an ACK with ECE
+ * has CE marks in its rate sample, which are this CCA's own signal.
  * The stack still sets cwnd itself on a retransmission timeout and on undo.
  *
  * Pacing: sk_pacing_rate = gain * cwnd * mss / srtt, capped by
@@ -399,9 +405,15 @@ static void xr_grow(struct sock *sk, struct cca_xregion *ca, u32 acked)
 	u32 cwnd, boost;
 
 	if (ca->mode == XR_SS) {
-		acked = tcp_slow_start(tp, acked);
-		if (tcp_snd_cwnd(tp) < tp->snd_ssthresh)
-			return;
+		/*
+		 * Only below ssthresh: tcp_slow_start() would clamp a cwnd
+		 * above it down in one step, and only PRR may cut cwnd.
+		 */
+		if (tcp_in_slow_start(tp)) {
+			acked = tcp_slow_start(tp, acked);
+			if (tcp_in_slow_start(tp))
+				return;
+		}
 		/* ssthresh (after a timeout) reached: Cubic from here. */
 		xr_end_ss(tp, ca, XR_CA);
 		if (!acked)
@@ -474,6 +486,16 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 		    xr_marked_rate_above(rate, rs->delivered, rs->delivered_ce,
 					 ccaas_sock_param(sk, XR_P_CE_THRESH, ce_thresh)))
 			xr_enter_dec(sk, ca, XR_DEC_ECN);
+	} else if (ca->reduce && ca_state != TCP_CA_Loss && !xr_in_dec(ca) &&
+		   rs->delivered_ce <= 0) {
+		/*
+		 * The stack asked for a reduction without CE marks to explain
+		 * it: local congestion (tcp_enter_cwr() on the send path) or
+		 * a loss a tail loss probe revealed. Cut as for a loss,
+		 * through PRR: cwnd is this CCA's.
+		 */
+		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
+		xr_enter_dec(sk, ca, XR_DEC_LOSS);
 	}
 	ca->prev_ca_state = ca_state;
 	ca->reduce = 0;
@@ -547,6 +569,7 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		ccaas_cubic_on_reduction(&ca->cubic, &xr_cubic_cfg,
 					 tcp_snd_cwnd(tp), tp->snd_ssthresh);
 		xr_enter_ss(ca);
+		ca->reduce = 0;		/* the timeout's ssthresh(): handled */
 		break;
 	case CA_EVENT_TX_START:
 		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
