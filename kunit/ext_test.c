@@ -76,6 +76,29 @@ static void ext_free_null_safe_and_idempotent(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, ccaas_sock_ext(sk));
 }
 
+#ifdef CONFIG_FAILSLAB
+/*
+ * The allocation runs in softirq for passive children, with GFP_ATOMIC, and
+ * may fail: the socket is left without state (the CCA runs on its private
+ * area alone), release() is harmless, and a later init() tries again. The
+ * failure is injected with fail-nth: this task's next fault-injection point.
+ */
+static void ext_alloc_failure_leaves_none(struct kunit *test)
+{
+	struct sock *sk = test->priv;
+
+	current->fail_nth = 1;
+	KUNIT_EXPECT_NULL(test, ccaas_ext_alloc(sk, &ext_test_cca));
+	KUNIT_EXPECT_EQ(test, current->fail_nth, 0U);
+	current->fail_nth = 0;
+	KUNIT_EXPECT_NULL(test, ccaas_sock_ext(sk));
+	ccaas_ext_free(sk, &ext_test_cca);
+	KUNIT_EXPECT_NULL(test, ccaas_sock_ext(sk));
+	KUNIT_ASSERT_NOT_NULL(test, ccaas_ext_alloc(sk, &ext_test_cca));
+	ccaas_ext_free(sk, &ext_test_cca);
+}
+#endif
+
 /* A CCA without ext_size gets no state, and freeing is harmless. */
 static void ext_none_without_size(struct kunit *test)
 {
@@ -121,6 +144,9 @@ static void header_init_cwnd_only_before_data(struct kunit *test)
 static struct kunit_case ccaas_ext_cases[] = {
 	KUNIT_CASE(ext_alloc_zeroed_and_kept),
 	KUNIT_CASE(ext_free_null_safe_and_idempotent),
+#ifdef CONFIG_FAILSLAB
+	KUNIT_CASE(ext_alloc_failure_leaves_none),
+#endif
 	KUNIT_CASE(ext_none_without_size),
 	KUNIT_CASE(header_params_override_default),
 	KUNIT_CASE(header_init_cwnd_only_before_data),

@@ -299,16 +299,16 @@ static struct sock *local_sock(struct kunit *test, const char *addr)
 /* --- precedence ------------------------------------------------------------ */
 
 static const char *const precedence_rules[] = {
-	"default cca reno tso_segs 1",
-	"locality dc cca reno tso_segs 2",
-	"locality dc region 1 cca reno tso_segs 3",
-	"locality dc dc 7 cca reno tso_segs 4",
-	"locality dc region 1 dc 7 cca reno tso_segs 5",
-	"locality dc local 10.1.0.0/16 cca reno tso_segs 6",
-	"locality dc local 10.1.2.0/24 cca reno tso_segs 7",
-	"locality dc region 1 local 10.1.0.0/16 cca reno tso_segs 8",
-	"locality xregion cca cubic tso_segs 9",
-	"locality dc local fd00::/8 cca reno tso_segs 10",
+	"default cca cca_dctcp tso_segs 1",
+	"locality dc cca cca_dctcp tso_segs 2",
+	"locality dc region 1 cca cca_dctcp tso_segs 3",
+	"locality dc dc 7 cca cca_dctcp tso_segs 4",
+	"locality dc region 1 dc 7 cca cca_dctcp tso_segs 5",
+	"locality dc local 10.1.0.0/16 cca cca_dctcp tso_segs 6",
+	"locality dc local 10.1.2.0/24 cca cca_dctcp tso_segs 7",
+	"locality dc region 1 local 10.1.0.0/16 cca cca_dctcp tso_segs 8",
+	"locality xregion cca cca_cubic tso_segs 9",
+	"locality dc local fd00::/8 cca cca_dctcp tso_segs 10",
 	NULL
 };
 
@@ -372,7 +372,7 @@ static void precedence_local_prefix(struct kunit *test)
 
 static void precedence_no_default_rule(struct kunit *test)
 {
-	static const char *const rules[] = { "locality dc cca reno tso_segs 2", NULL };
+	static const char *const rules[] = { "locality dc cca cca_dctcp tso_segs 2", NULL };
 	struct pol *p = test->priv;
 
 	KUNIT_ASSERT_EQ(test, pol_apply(p, rules), 0);
@@ -445,7 +445,7 @@ static void generations_history_trimmed(struct kunit *test)
 	u32 i;
 
 	for (i = 1; i <= 20; i++) {
-		snprintf(rule, sizeof(rule), "default cca reno init_cwnd %u", 10 + i);
+		snprintf(rule, sizeof(rule), "default cca cca_dctcp init_cwnd %u", 10 + i);
 		KUNIT_ASSERT_EQ(test, pol_set(p, rule), 0);
 		KUNIT_ASSERT_EQ(test, p->head.generation, i);
 	}
@@ -506,12 +506,12 @@ static void apply_identical_commits_nothing(struct kunit *test)
 	static const char *const rules[] = {
 		"default cca cubic",
 		"locality dc cca cca_dctcp param alpha_on_init=512 param shift_g=3 min_rto 1000",
-		"locality xregion region 2 cca reno init_cwnd 100 tso_segs 4",
+		"locality xregion region 2 cca cca_dctcp init_cwnd 100 tso_segs 4",
 		NULL
 	};
 	/* The same rules in another order, parameters too. */
 	static const char *const again[] = {
-		"locality xregion region 2 cca reno tso_segs 4 init_cwnd 100",
+		"locality xregion region 2 cca cca_dctcp tso_segs 4 init_cwnd 100",
 		"default cca cubic",
 		"locality dc cca cca_dctcp param shift_g=3 min_rto 1000 param alpha_on_init=512",
 		NULL
@@ -617,15 +617,20 @@ static void knobs_bounded(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		snprintf(text, sizeof(text), "default cca reno %s", cases[i].knobs);
+		snprintf(text, sizeof(text), "default cca cca_dctcp %s", cases[i].knobs);
 		KUNIT_EXPECT_EQ_MSG(test, parse_one(p, text), cases[i].err, "%s", text);
 	}
 	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca reno min_rto 200001"), -ERANGE);
 	KUNIT_EXPECT_STREQ(test, msg(p), "min_rto out of range [1000..200000] us");
+	/* Only a ccaas CCA reads init_cwnd and tso_segs; the core sets min_rto. */
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca reno init_cwnd 20"), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p), "init_cwnd and tso_segs need a CCA built on ccaas");
+	KUNIT_EXPECT_EQ(test, pol_set(p, "default cca cubic tso_segs 4"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, cur(p)->generation, 0U);
+	KUNIT_EXPECT_EQ(test, parse_one(p, "default cca reno min_rto 1000"), 0);
 
 	/* Knobs not given stay unset. */
-	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca reno init_cwnd 20"), 0);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "default cca cca_dctcp init_cwnd 20"), 0);
 	rule = &cur(p)->rules[0];
 	KUNIT_EXPECT_EQ(test, rule->knobs, (u8)CCAAS_KNOB_INIT_CWND);
 	KUNIT_EXPECT_EQ(test, rule->init_cwnd, 20U);
