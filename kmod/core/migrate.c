@@ -6,10 +6,11 @@
  * The walk (walk.c) hands over each established socket with a reference.
  * Each is then locked and checked again (it may have closed or changed CCA
  * meanwhile) before it is switched with a full re-init. Children still in
- * an accept queue (no struct socket yet) are skipped: closing a listener
- * tears them down without taking their lock. Running a migration twice
- * changes nothing the second time: a socket already on its policy's CCA
- * (or on that CCA's fallback ops) is left as it is.
+ * an accept queue (no struct socket yet) are skipped before anything locks
+ * them: closing a listener tears them down without taking their lock.
+ * Running a migration twice changes nothing the second time: a socket
+ * already on its policy's CCA (or on that CCA's fallback ops) is left as it
+ * is.
  */
 #include <linux/module.h>
 #include <net/sock.h>
@@ -82,8 +83,17 @@ static void ccaas_migrate_one(struct sock *sk, void *arg)
 	struct ccaas_migrate_ctx *ctx = arg;
 	enum ccaas_move res;
 
+	/*
+	 * Before lock_sock(): a child still in its listener's accept queue has
+	 * no struct socket, and closing the listener tears it down without
+	 * taking its lock, warning if a task owns it (inet_csk_listen_stop()).
+	 * A child gets its struct socket when accept() has taken it off the
+	 * queue (sock_graft()), and keeps it until it is closed.
+	 */
+	if (!READ_ONCE(sk->sk_socket))
+		return;
 	lock_sock(sk);
-	if (sk->sk_state != TCP_ESTABLISHED || !sk->sk_socket ||
+	if (sk->sk_state != TCP_ESTABLISHED ||
 	    (ctx->drain_from &&
 	     !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ctx->drain_from))) {
 		release_sock(sk);
