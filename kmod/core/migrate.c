@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Retroactive application of the policy to existing connections, and
- * `cca drain`.
+ * Retroactive application of the policy to existing connections and
+ * listeners, and `cca drain`.
  *
- * The walk (walk.c) hands over each established socket with a reference.
- * Each is then locked and checked again (it may have closed or changed CCA
- * meanwhile) before it is switched with a full re-init. Children still in
- * an accept queue (no struct socket yet) are skipped: closing a listener
- * tears them down without taking their lock. Running a migration twice
- * changes nothing the second time: a socket already on its policy's CCA
- * (or on that CCA's fallback ops) is left as it is.
+ * The walk (walk.c) hands over each established socket and listener with
+ * a reference. Each is then locked and checked again (it may have closed
+ * or changed CCA meanwhile) before it is switched. Children still in an
+ * accept queue (no struct socket yet) are skipped before anything locks
+ * them: closing a listener tears them down without taking their lock.
+ * Running a migration twice changes nothing the second time: a socket
+ * already on its policy's CCA (or on that CCA's fallback ops) is left as it
+ * is.
+ *
+ * Connections are switched with a full re-init, under the sticky-ECN rule.
+ * Listeners go where the selector puts a new listener: on the first CCA
+ * the policy names that needs ECN, else back on the namespace's default
+ * CCA, where the stack put them (selector.c). A listener's CCA never runs
+ * (the stack initialises a CCA when a connection is established); it
+ * decides whether the listener accepts ECN from clients that ask for it
+ * (tcp_ecn_create_request()) and, for a listener whose CCA the application
+ * set, which CCA its children inherit. So a listener is switched without
+ * release() or init(), and the sticky-ECN rule, which protects what a
+ * handshake negotiated, does not apply. Listeners the application pinned
+ * are left alone by a migration and moved by a drain, like connections.
  */
 #include <linux/module.h>
 #include <net/sock.h>
@@ -19,6 +32,7 @@
 #include "sock.h"
 
 struct ccaas_migrate_ctx {
+	struct net *net;
 	struct ccaas_net *cn;
 	bool force;
 	/* cca drain: only sockets on @drain_from; to @drain_to or the policy */
@@ -94,35 +108,91 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 	return CCAAS_MOVE_MIGRATED;
 }
 
+/* A listener, locked and listening; RCU is held. */
+static enum ccaas_move ccaas_migrate_listener(struct sock *sk,
+					      struct ccaas_migrate_ctx *ctx)
+{
+	const struct tcp_congestion_ops *cur = inet_csk(sk)->icsk_ca_ops;
+	const struct tcp_congestion_ops *target = ctx->drain_to;
+
+	if (!ctx->drain_from && ccaas_sk_pinned(sk))
+		return CCAAS_MOVE_SKIPPED_PINNED;
+	if (!target) {
+		target = ccaas_listener_ops(ccaas_policy_current(ctx->cn)) ?:
+			 rcu_dereference(ctx->net->ipv4.tcp_congestion_control);
+		/* A drain must not leave the listener where it is. */
+		if (ctx->drain_from && ccaas_ops_on_cca(target, ctx->drain_from))
+			target = ctx->drain_default;
+	}
+	if (ccaas_ops_on_cca(cur, target))
+		return CCAAS_MOVE_UNCHANGED;
+	if (ccaas_ops_bpf(cur))
+		return CCAAS_MOVE_SKIPPED_BPF;
+	/*
+	 * A namespace default on a BPF CCA: no module reference can be taken
+	 * on it from here, so the listener stays where it is.
+	 */
+	if (ccaas_ops_bpf(target))
+		return CCAAS_MOVE_NO_RULE;
+
+	switch (ccaas_sk_switch(sk, target, NULL, ctx->stats.generation, false,
+				ctx->drain_from ? CCALOG_SWITCH_DRAIN :
+				CCALOG_SWITCH_MIGRATE)) {
+	case 0:
+		return CCAAS_MOVE_MIGRATED;
+	case -EOPNOTSUPP:
+		return CCAAS_MOVE_SKIPPED_BPF;
+	default:
+		return CCAAS_MOVE_ERROR;
+	}
+}
+
 static void ccaas_migrate_one(struct sock *sk, void *arg)
 {
 	struct ccaas_migrate_ctx *ctx = arg;
 	enum ccaas_move res;
+	bool listener;
 
+	/*
+	 * Before lock_sock(): a child still in its listener's accept queue has
+	 * no struct socket, and closing the listener tears it down without
+	 * taking its lock, warning if a task owns it (inet_csk_listen_stop()).
+	 * A child gets its struct socket when accept() has taken it off the
+	 * queue (sock_graft()), and keeps it until it is closed.
+	 */
+	if (!READ_ONCE(sk->sk_socket))
+		return;
 	lock_sock(sk);
-	if (sk->sk_state != TCP_ESTABLISHED || !sk->sk_socket ||
+	listener = sk->sk_state == TCP_LISTEN;
+	if ((sk->sk_state != TCP_ESTABLISHED && !listener) ||
 	    (ctx->drain_from &&
 	     !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ctx->drain_from))) {
 		release_sock(sk);
 		return;
 	}
 	rcu_read_lock();
-	res = ccaas_migrate_locked(sk, ctx);
+	if (listener)
+		res = ccaas_migrate_listener(sk, ctx);
+	else
+		res = ccaas_migrate_locked(sk, ctx);
 	rcu_read_unlock();
 	release_sock(sk);
 
 	ctx->stats.examined++;
+	ctx->stats.listeners += listener;
 	ctx->stats.count[res]++;
 }
 
 static void ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx,
 			      struct ccaas_migrate_stats *stats)
 {
+	ctx->net = net;
 	ctx->cn = ccaas_net(net);
 	rcu_read_lock();
 	ctx->stats.generation = ccaas_policy_current(ctx->cn)->generation;
 	rcu_read_unlock();
-	ccaas_walk_sockets(net, TCPF_ESTABLISHED, ccaas_migrate_one, ctx);
+	ccaas_walk_sockets(net, TCPF_ESTABLISHED | TCPF_LISTEN,
+			   ccaas_migrate_one, ctx);
 	*stats = ctx->stats;
 }
 

@@ -23,8 +23,10 @@
  *   `features ecn` only cover non-ECT SYNs). So when the policy names any
  *   CCA that needs ECN, a new listener is put on the first such CCA: it
  *   then accepts ECN from clients that ask for it, and ignores it from
- *   those that do not. Listeners opened before such a policy keep their
- *   CCA (a route `congctl` with an ECN CCA also makes a server accept).
+ *   those that do not. Otherwise the listener keeps the namespace's default
+ *   CCA, which the stack gave it. Migration moves listeners opened before
+ *   a policy change the same way (migrate.c). A route `congctl` with an
+ *   ECN CCA also makes a server accept.
  * - Passive open, SYN_RECV -> ESTABLISHED, for the child socket before
  *   accept(): the stack has already initialised a CCA on it, so the switch
  *   releases it and initialises the new one. That CCA is the route's, or
@@ -133,19 +135,34 @@ static void ccaas_select_route_check(struct sock *sk)
 	ccaas_sk_apply_min_rto(sk, NULL);
 }
 
+/**
+ * ccaas_listener_ops - the CCA the policy gives a listener
+ * @gen: the policy generation (RCU or ccaas_net.lock held)
+ *
+ * Return: the first CCA @gen names that needs ECN, or NULL: a listener
+ * then belongs on the namespace's default CCA, where the stack put it.
+ */
+const struct tcp_congestion_ops *
+ccaas_listener_ops(const struct ccaas_policy_gen *gen)
+{
+	const struct ccaas_rule *rule = ccaas_ecn_rule(gen);
+
+	return rule ? rule->cca.ops : NULL;
+}
+
 static void ccaas_select_listener(struct sock *sk)
 {
 	struct ccaas_net *cn = ccaas_net(sock_net(sk));
+	const struct tcp_congestion_ops *ops;
 	const struct ccaas_policy_gen *gen;
-	const struct ccaas_rule *rule;
 
 	if (ccaas_sk_pinned(sk))
 		return;
 	rcu_read_lock();
 	gen = ccaas_policy_current(cn);
-	rule = ccaas_ecn_rule(gen);
-	if (rule && !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, rule->cca.ops))
-		ccaas_sk_switch(sk, rule->cca.ops, NULL, gen->generation, false,
+	ops = ccaas_listener_ops(gen);
+	if (ops && !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ops))
+		ccaas_sk_switch(sk, ops, NULL, gen->generation, false,
 				CCALOG_SWITCH_SELECT);
 	rcu_read_unlock();
 }

@@ -30,6 +30,7 @@ enum ccaas_move {
 
 struct ccaas_migrate_stats {
 	u32 examined;
+	u32 listeners;			/* of those examined */
 	u32 count[__CCAAS_MOVE_MAX];
 	u32 generation;
 };
@@ -61,13 +62,14 @@ void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
 
 /*
  * walk.c: @fn runs in process context with no lock held, with a reference
- * on the socket; it may sleep. @states: TCPF_* of the sockets wanted.
+ * on the socket; it may sleep. @states: TCPF_* of the sockets wanted
+ * (TCPF_LISTEN: listeners, which are in the listening hash).
  */
 typedef void (*ccaas_sock_fn)(struct sock *sk, void *arg);
 void ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
 			void *arg);
 
-/* migrate.c: a pass over the established sockets; cannot fail. */
+/* migrate.c: a pass over the established sockets and listeners; cannot fail. */
 void ccaas_migrate(struct net *net, bool force,
 		   struct ccaas_migrate_stats *stats);
 void ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
@@ -93,6 +95,8 @@ int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 /* selector.c */
 const struct tcp_congestion_ops *
 ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk);
+const struct tcp_congestion_ops *
+ccaas_listener_ops(const struct ccaas_policy_gen *gen);
 int ccaas_selector_init(void);
 void ccaas_selector_exit(void);
 

@@ -32,6 +32,7 @@ static const int ccaas_move_attr[__CCAAS_MOVE_MAX] = {
 	[CCAAS_MOVE_SKIPPED_BPF] = CCAAS_A_MIGRATE_SKIPPED_BPF,
 	[CCAAS_MOVE_SKIPPED_PINNED] = CCAAS_A_MIGRATE_SKIPPED_PINNED,
 	[CCAAS_MOVE_NO_RULE] = CCAAS_A_MIGRATE_NO_RULE,
+	[CCAAS_MOVE_ERROR] = CCAAS_A_MIGRATE_ERRORS,
 };
 
 static int ccaas_migrate_put(struct sk_buff *skb,
@@ -40,6 +41,7 @@ static int ccaas_migrate_put(struct sk_buff *skb,
 	int i;
 
 	if (nla_put_u32(skb, CCAAS_A_MIGRATE_EXAMINED, st->examined) ||
+	    nla_put_u32(skb, CCAAS_A_MIGRATE_LISTENERS, st->listeners) ||
 	    nla_put_u32(skb, CCAAS_A_MIGRATE_GENERATION, st->generation))
 		return -EMSGSIZE;
 	for (i = 0; i < __CCAAS_MOVE_MAX; i++)

@@ -9,6 +9,7 @@
 # vm-timeout: 300
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py
+ACCEPTQ=$CCAAS_ROOT/tests/vm/lib/acceptq.py
 MIG_PORT=5002
 MIG_N=20
 
@@ -142,6 +143,30 @@ test_monitor_events() {
 	grep -q '^policy generation 1 set 1 rules' "$mon" &&
 		grep -q "^migrate generation 1: $MIG_N examined, $MIG_N migrated" "$mon" ||
 		fail monitor_events "$(cat "$mon")"
+}
+
+# A listener closes while migration passes walk its accept queue: established
+# children no one accepted yet. Closing the listener tears them down under
+# their spinlock only, and warns if a task owns one (inet_csk_listen_stop),
+# so a pass must not lock_sock() them. With full preemption (a
+# PREEMPT_DYNAMIC kernel switches at run time), the closing task can run
+# whenever a pass is preempted, as on a busy multi-core host. The clients
+# are in another namespace, so the passes walk only the children; each
+# round closes a listener with 1000 of them. Before the fix a round hit the
+# window about one time in five; panic_on_warn turns the warning into a
+# failed run.
+test_migrate_listener_close_accept_queue() {
+	local pre=/sys/kernel/debug/sched/preempt old out rc
+	netns_cleanup
+	netns_pair mq_c mq || return 1
+	"$CCACTL" -n mq policy set default cca cubic >/dev/null || return 1
+	old=$(sed -nE 's/.*\(([a-z]+)\).*/\1/p' "$pre" 2>/dev/null)
+	[ -z "$old" ] || echo full >"$pre" || return 1
+	out=$(ns mq timeout 200 python3 "$ACCEPTQ" -c mq_c "$PAIR_B_IP" 5003 1000 30)
+	rc=$?
+	[ -z "$old" ] || echo "$old" >"$pre"
+	echo "$out"
+	[ $rc = 0 ] || fail migrate_listener_close_accept_queue "acceptq.py: $out"
 }
 
 test_migrate_unprivileged_refused() {

@@ -32,6 +32,8 @@ static const struct {
 	[MC_SKIPPED_BPF]	= { CCAAS_A_MIGRATE_SKIPPED_BPF, "skipped_bpf", "bpf" },
 	[MC_SKIPPED_PINNED]	= { CCAAS_A_MIGRATE_SKIPPED_PINNED, "skipped_pinned", "pinned" },
 	[MC_NO_RULE]		= { CCAAS_A_MIGRATE_NO_RULE,	"no_rule", "no rule" },
+	[MC_ERRORS]		= { CCAAS_A_MIGRATE_ERRORS,	"errors", "errors" },
+	[MC_LISTENERS]		= { CCAAS_A_MIGRATE_LISTENERS,	"listeners", "listening" },
 };
 
 int migrate_parse(const struct nlmsghdr *nlh, struct migrate_counts *mc)

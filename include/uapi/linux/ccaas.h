@@ -174,7 +174,7 @@ enum {
 	CCAAS_A_MIGRATE_FORCE,		/* flag: ignore the sticky-ECN rule */
 	CCAAS_A_MIGRATE_CCA,		/* string: drain: the CCA to empty */
 	CCAAS_A_MIGRATE_TO,		/* string: drain: where its sockets go */
-	CCAAS_A_MIGRATE_EXAMINED,	/* u32: established sockets looked at */
+	CCAAS_A_MIGRATE_EXAMINED,	/* u32: established sockets, listeners */
 	CCAAS_A_MIGRATE_MIGRATED,	/* u32: moved to another CCA */
 	CCAAS_A_MIGRATE_UNCHANGED,	/* u32: already on the right CCA */
 	CCAAS_A_MIGRATE_REFUSED,	/* u32: refused by the sticky-ECN rule */
@@ -182,6 +182,8 @@ enum {
 	CCAAS_A_MIGRATE_SKIPPED_PINNED,	/* u32: CCA set by the app or route lock */
 	CCAAS_A_MIGRATE_NO_RULE,	/* u32: no rule applies, left alone */
 	CCAAS_A_MIGRATE_GENERATION,	/* u32: policy generation applied */
+	CCAAS_A_MIGRATE_ERRORS,		/* u32: not moved, target CCA going away */
+	CCAAS_A_MIGRATE_LISTENERS,	/* u32: of those examined, listeners */
 
 	__CCAAS_A_MIGRATE_MAX,
 	CCAAS_A_MIGRATE_MAX = (__CCAAS_A_MIGRATE_MAX - 1)

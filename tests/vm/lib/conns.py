@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Hold TCP connections open for VM tests.
 
-  conns.py server ADDR PORT            accept and hold connections until killed
+  conns.py server ADDR PORT [--cc NAME]
+                                       accept and hold connections until killed
+                                       (optionally setting TCP_CONGESTION on
+                                       the listener)
   conns.py client ADDR PORT N READY [--cc NAME] [--hold SECONDS]
                                        open N connections (optionally setting
                                        TCP_CONGESTION before connect), touch
@@ -13,10 +16,12 @@ import sys
 import time
 
 
-def server(addr, port):
+def server(addr, port, cc=None):
     fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
     ls = socket.socket(fam, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if cc:
+        ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
     ls.bind((addr, port))
     ls.listen(1024)
     held = []
@@ -39,13 +44,13 @@ def client(addr, port, n, ready, cc=None, hold=60.0):
 
 
 def main(argv):
-    if argv[1] == "server":
-        server(argv[2], int(argv[3]))
     cc, hold, rest = None, 60.0, argv[2:]
     if "--cc" in rest:
         i = rest.index("--cc")
         cc = rest[i + 1]
         del rest[i:i + 2]
+    if argv[1] == "server":
+        server(rest[0], int(rest[1]), cc)
     if "--hold" in rest:
         i = rest.index("--hold")
         hold = float(rest[i + 1])
