@@ -7,6 +7,7 @@
 # protects what a handshake negotiated, does not apply to listeners.
 #
 # Hosts ls_a (clients) and ls_b (servers).
+# vm-debug: yes
 # vm-timeout: 240
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py
