@@ -269,7 +269,6 @@ struct genl_family ccaas_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = ccaas_ops,
 	.n_ops = ARRAY_SIZE(ccaas_ops),
-	.resv_start_op = __CCAAS_CMD_MAX,
 	.mcgrps = ccaas_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(ccaas_mcgrps),
 };
