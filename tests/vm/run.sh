@@ -59,6 +59,10 @@ file_limit() {
 	echo "${l:-${CCAAS_VM_FILE_TIMEOUT:-300}}"
 }
 
+# The kernel's YNL CLI and schemas, for tests that drive the family with a
+# client nobody here wrote (extracted on the host: tar is slow under TCG).
+ynl=$("$root/scripts/ynl-prepare.sh") || ynl=""
+
 # VM limit: every file's limit plus time to boot and clean up.
 vm_limit=120
 for f in "${files[@]}"; do
@@ -145,7 +149,7 @@ run_kernel() {
 	[ "$verbose" = 0 ] || q=""
 	"$root/scripts/vm-run.sh" $q -t "$vm_limit" -d "$rundir" \
 		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
-		-e "CCACTL=$root/tools/ccactl/ccactl" \
+		-e "CCACTL=$root/tools/ccactl/ccactl" -e "CCAAS_YNL=$ynl" \
 		-e "CCAAS_VM_FILE_TIMEOUT=${CCAAS_VM_FILE_TIMEOUT:-300}" \
 		-e "CCAAS_VM_PATTERN=$pattern" \
 		"$kver" -- "$vmdir/lib/driver.sh" "${files[@]}" 2>"$log" |
