@@ -7,11 +7,67 @@
  * extack. Operations that change state will carry GENL_ADMIN_PERM (checked
  * against the user namespace that owns the caller's network namespace).
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/module.h>
+#include <linux/net.h>
+#include <linux/tcp.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "core.h"
 #include "sock.h"
+
+/*
+ * Is @name a congestion control the TCP stack has now? Asked without
+ * loading a module: genl runs every handler with its cb_lock held for
+ * reading, and a module whose init registers a genl family takes it for
+ * writing, so a handler waiting for modprobe would wait for ever (and every
+ * genl user of the host behind the waiting writer). The kernel's own
+ * ctrl_getfamily() drops the lock around request_module(); a module cannot
+ * (cb_lock is private to genetlink.c). So a request never loads a module:
+ * the client loads a CCA first, as ccactl does with setsockopt() on a socket
+ * of its own, which autoloads tcp_<name> for a caller with CAP_NET_ADMIN.
+ *
+ * The probe: setsockopt(TCP_CONGESTION) on a scratch socket of @net, with
+ * the caller's credentials minus CAP_NET_ADMIN, which is what the stack
+ * needs to call request_module(). It then only looks the name up: 0 (found,
+ * unrestricted), -EPERM (found, restricted to CAP_NET_ADMIN) or -ENOENT.
+ * Handlers probe before they resolve a name (resolve.c), with the caller's
+ * own credentials; only a module unloaded between the two could still be
+ * loaded again by the second.
+ */
+int ccaas_nl_cca_loaded(struct net *net, const char *name,
+			const struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	const struct cred *old;
+	struct socket *sock;
+	struct cred *cred;
+	int err;
+
+	err = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot create a socket to look the CCA up");
+		return err;
+	}
+	cred = prepare_creds();
+	if (!cred) {
+		sock_release(sock);
+		return -ENOMEM;
+	}
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	old = override_creds(cred);
+	err = sock->ops->setsockopt(sock, SOL_TCP, TCP_CONGESTION,
+				    KERNEL_SOCKPTR((char *)name), strlen(name));
+	revert_creds(old);
+	put_cred(cred);
+	sock_release(sock);
+	if (err != -ENOENT)
+		return 0;	/* found, or an error resolving will report */
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "unknown congestion control: none loaded by that name (ccaas loads no module for a request)");
+	return -ENOENT;
+}
 
 static const struct nla_policy ccaas_cca_get_policy[CCAAS_A_CCA_MAX + 1] = {
 	[CCAAS_A_CCA_NAME] = { .type = NLA_NUL_STRING,

@@ -10,9 +10,9 @@ GENL=$CCAAS_ROOT/tests/vm/lib/genl.py
 SPEC=$CCAAS_ROOT/include/uapi/linux/ccaas.yaml
 
 # Command and attribute numbers (include/uapi/linux/ccaas.h).
-CMD_CCA_GET=1 CMD_SCOPE_ADD=2 CMD_SCOPE_GET=4 CMD_POLICY_SET=7
+CMD_CCA_GET=1 CMD_SCOPE_ADD=2 CMD_SCOPE_GET=4 CMD_POLICY_SET=7 CMD_CCA_DRAIN=14
 A_SCOPE_ADDR=1 A_SCOPE_PREFIXLEN=2 A_SCOPE_LOCALITY=3
-A_POLICY_RULE=6 A_RULE_CCA=6
+A_POLICY_RULE=6 A_RULE_CCA=6 A_MIGRATE_CCA=2 A_MIGRATE_TO=3
 
 # raw NS ARGS...: genl.py's answer to a ccaas request (options, CMD, ATTRs)
 raw() {
@@ -189,3 +189,51 @@ PY
 		and m["msg"]["origin"] == "set" and m["msg"]["nrules"] == 1 for m in j)' ||
 		fail ynl_monitor "$out"
 }
+
+# ---- no module autoload from inside a request
+
+# genl runs every handler under its cb_lock (read), which a module's
+# genl_register_family() takes for writing. A handler that waits for
+# modprobe (a CCA name resolved by setsockopt(TCP_CONGESTION), which
+# autoloads tcp_<name>) while modprobe loads such a module never returns,
+# and every genl user of the host queues behind the waiting writer. Here
+# tcp_nl_genl is an install rule that loads fou, which registers "fou".
+NOT_LOADED="unknown congestion control: none loaded by that name (ccaas loads no module for a request)"
+test_no_autoload_in_request() {
+	local r rc st=0 before
+	if grep -q '^fou ' /proc/modules; then rmmod fou || return 1; fi
+	mkdir -p /run/modprobe.d
+	echo "install tcp_nl_genl /sbin/modprobe fou" >/run/modprobe.d/nl-genl.conf
+	netns_add nl_mod || return 1
+	before=$("$CCACTL" -n nl_mod policy show)
+	for req in "$CMD_POLICY_SET $A_POLICY_RULE:nest:$A_RULE_CCA:str:nl_genl" \
+		"$CMD_CCA_DRAIN $A_MIGRATE_CCA:str:nl_genl" \
+		"$CMD_CCA_DRAIN $A_MIGRATE_CCA:str:reno $A_MIGRATE_TO:str:nl_genl"; do
+		if grep -q '^fou ' /proc/modules; then rmmod fou || return 1; fi
+		# shellcheck disable=SC2086 # one word per attribute
+		r=$(ns nl_mod timeout 30 python3 "$GENL" ccaas $req)
+		rc=$?
+		if [ $rc = 124 ]; then
+			echo "'$req' hung: the handler waited for modprobe under the genl lock"
+			st=1
+			# killed, it lets go of the lock and modprobe ends
+			for _ in $(seq 300); do grep -q '^fou ' /proc/modules && break; sleep 0.1; done
+			continue
+		fi
+		answer_is 2 "$NOT_LOADED" "$r" ||
+			{ echo "'$req': $r"; st=1; }
+		grep -q '^fou ' /proc/modules && { echo "'$req' loaded fou"; st=1; }
+	done
+	# the policy is as it was
+	[ "$("$CCACTL" -n nl_mod policy show)" = "$before" ] || { echo "policy changed"; st=1; }
+	# ccactl loads a CCA module itself, outside any lock, as an application would
+	if grep -q '^fou ' /proc/modules; then rmmod fou || return 1; fi
+	r=$(timeout 30 "$CCACTL" -n nl_mod policy set default cca nl_genl 2>&1)
+	rc=$?
+	[ $rc = 2 ] && grep -q '^fou ' /proc/modules ||
+		{ echo "ccactl policy set: rc=$rc: $r"; st=1; }
+	rm -f /run/modprobe.d/nl-genl.conf
+	rmmod fou 2>/dev/null
+	[ $st = 0 ] || fail no_autoload_in_request "a request loads modules under the genl lock"
+}
+
