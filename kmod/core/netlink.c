@@ -3,9 +3,25 @@
  * The "ccaas" generic netlink family (include/uapi/linux/ccaas.yaml).
  *
  * Every operation has its own attribute policy, so the core validates input
- * strictly before a handler runs; handlers explain every rejection through
- * extack. Operations that change state will carry GENL_ADMIN_PERM (checked
- * against the user namespace that owns the caller's network namespace).
+ * strictly before a handler runs (header included: resv_start_op is 0);
+ * handlers explain every rejection through extack.
+ *
+ * Who may do what (docs/netlink.md):
+ * - reads (cca/scope/policy get, history, sock-get, log-get) are open to
+ *   everyone, as `ss` and `ip route show` are; they cover the caller's
+ *   network namespace only;
+ * - changes carry GENL_UNS_ADMIN_PERM: CAP_NET_ADMIN in the user namespace
+ *   that owns the request's network namespace, so a container manages its
+ *   own namespace and no other. Everything a change allocates is charged
+ *   to the caller's memory cgroup (__GFP_ACCOUNT) and bounded per namespace
+ *   (scope_max_entries, CCAAS_POLICY_MAX_RULES x CCAAS_RULE_MAX_PARAMS x
+ *   policy_history, CCAAS_LOG_MAX_COOKIES). A CCA it names is resolved
+ *   with its credentials, as its own setsockopt() would: no module
+ *   autoload (ccaas_nl_cca_loaded()), restricted CCAs only for the
+ *   namespace's admin;
+ * - the monitor group needs no capability: its events (a generation
+ *   committed, a migration's counts) say nothing a read does not, and go
+ *   to listeners in the namespace concerned only.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -197,14 +213,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_scope_add_doit,
 		.policy = ccaas_scope_add_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SCOPE_DEL,
 		.doit = ccaas_nl_scope_del_doit,
 		.policy = ccaas_scope_del_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SCOPE_GET,
@@ -218,14 +234,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_scope_flush_doit,
 		.policy = ccaas_scope_flush_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SCOPE_LOAD,
 		.doit = ccaas_nl_scope_load_doit,
 		.policy = ccaas_scope_load_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	/* end scope */
 	/* policy: handlers and policies in policy_nl.c */
@@ -234,14 +250,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_policy_set_doit,
 		.policy = ccaas_policy_set_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_POLICY_DEL,
 		.doit = ccaas_nl_policy_del_doit,
 		.policy = ccaas_policy_set_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_POLICY_GET,
@@ -261,14 +277,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_policy_rollback_doit,
 		.policy = ccaas_policy_rollback_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_POLICY_APPLY,
 		.doit = ccaas_nl_policy_apply_doit,
 		.policy = ccaas_policy_apply_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	/* end policy */
 	{
@@ -276,14 +292,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_migrate_doit,
 		.policy = ccaas_migrate_policy,
 		.maxattr = CCAAS_A_MIGRATE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_CCA_DRAIN,
 		.doit = ccaas_nl_cca_drain_doit,
 		.policy = ccaas_migrate_policy,
 		.maxattr = CCAAS_A_MIGRATE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SOCK_GET,
@@ -296,14 +312,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_log_add_doit,
 		.policy = ccaas_log_nlpolicy,
 		.maxattr = CCAAS_A_LOG_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_LOG_DEL,
 		.doit = ccaas_nl_log_del_doit,
 		.policy = ccaas_log_nlpolicy,
 		.maxattr = CCAAS_A_LOG_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_LOG_GET,

@@ -237,3 +237,144 @@ test_no_autoload_in_request() {
 	[ $st = 0 ] || fail no_autoload_in_request "a request loads modules under the genl lock"
 }
 
+# ---- who may change what
+
+# A copy of ccactl any user may run (the tree may not be readable to all).
+NL_CCACTL=/tmp/nl_ccactl
+install -m 0755 "$CCACTL" $NL_CCACTL || return 1
+# NOBODY CMD...: CMD as an unprivileged user (uid 65534, no capabilities)
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
+	--bounding-set=-all --)
+
+# A user without capabilities reads, and is refused every change (EPERM).
+test_perm_no_caps_refused() {
+	local out rc st=0 before cmd
+	before=$("$CCACTL" policy show)
+	for cmd in "policy set default cca reno" "scope add 10.77.0.0/16 locality dc" \
+		"scope flush" "migrate" "cca drain cca_dctcp to reno" "log add all"; do
+		# shellcheck disable=SC2086 # one word per argument
+		out=$("${NOBODY[@]}" $NL_CCACTL $cmd 2>&1)
+		rc=$?
+		[ $rc = 2 ] && [ "$out" = "Error: Operation not permitted" ] ||
+			{ echo "'$cmd' as nobody: rc=$rc: $out"; st=1; }
+	done
+	for cmd in "policy show" "cca list" "sock show" "scope show"; do
+		# shellcheck disable=SC2086
+		"${NOBODY[@]}" $NL_CCACTL $cmd >/dev/null || { echo "'$cmd' refused"; st=1; }
+	done
+	[ "$("$CCACTL" policy show)" = "$before" ] || { echo "init_net policy changed"; st=1; }
+	[ $st = 0 ] || fail perm_no_caps_refused "an unprivileged user changed state"
+}
+
+# The owner of a network namespace (CAP_NET_ADMIN in the user namespace
+# that owns it: a container's root) configures that namespace, restricted
+# CCAs included, and only that one: an unprivileged user's unshare -U -r -n.
+test_perm_netns_owner() {
+	local out rc st=0 before
+	[ ! -e /proc/sys/kernel/unprivileged_userns_clone ] ||
+		echo 1 >/proc/sys/kernel/unprivileged_userns_clone
+	before=$("$CCACTL" policy show)
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	out=$("${NOBODY[@]}" unshare -U -r -n sh -c '
+		"$1" policy set default cca reno >/dev/null &&
+		"$1" policy set locality dc cca cca_dctcp >/dev/null &&
+		"$1" scope add 10.77.0.0/16 locality dc >/dev/null &&
+		"$1" migrate >/dev/null && "$1" log add all >/dev/null &&
+		"$1" policy show && "$1" scope show 10.77.1.1' sh $NL_CCACTL 2>&1)
+	rc=$?
+	[ $rc = 0 ] && echo "$out" | grep -qx 'default cca reno' &&
+		echo "$out" | grep -qx 'locality dc cca cca_dctcp' &&
+		echo "$out" | grep -qx 'prefix    10.77.0.0/16' ||
+		{ echo "in its own netns: rc=$rc: $out"; st=1; }
+	# the same kind of user namespace, in the initial network namespace
+	out=$("${NOBODY[@]}" unshare -U -r $NL_CCACTL policy set default cca reno 2>&1)
+	rc=$?
+	[ $rc = 2 ] && [ "$out" = "Error: Operation not permitted" ] ||
+		{ echo "in init_net: rc=$rc: $out"; st=1; }
+	[ "$("$CCACTL" policy show)" = "$before" ] || { echo "init_net policy changed"; st=1; }
+	[ $st = 0 ] || fail perm_netns_owner "a namespace owner's rights"
+}
+
+# lines_match FILE PATTERN N: wait (bounded) until FILE has N lines matching
+lines_match() {
+	local i
+	for i in $(seq 300); do
+		[ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The monitor group needs no capability, and a listener sees the events of
+# its own namespace only: A's commits are policy sets, B's policy applies.
+test_perm_monitor_own_netns() {
+	local pa pb st=0 i
+	netns_add nl_mon_a && netns_add nl_mon_b || return 1
+	printf 'default cca reno\n' >/tmp/nl_mon_reno
+	printf 'default cca cubic\n' >/tmp/nl_mon_cubic
+	: >/tmp/nl_mon_a
+	: >/tmp/nl_mon_b
+	ns nl_mon_a "${NOBODY[@]}" $NL_CCACTL monitor >>/tmp/nl_mon_a 2>&1 &
+	pa=$!
+	ns nl_mon_b "${NOBODY[@]}" $NL_CCACTL monitor >>/tmp/nl_mon_b 2>&1 &
+	pb=$!
+	# commit until each listener has joined and seen one of its own
+	for i in $(seq 60); do
+		"$CCACTL" -n nl_mon_a policy set locality dc region "$i" cca reno no_migrate >/dev/null
+		"$CCACTL" -n nl_mon_b policy apply /tmp/nl_mon_$([ $((i % 2)) = 0 ] &&
+			echo reno || echo cubic) no_migrate >/dev/null
+		[ -s /tmp/nl_mon_a ] && [ -s /tmp/nl_mon_b ] && break
+		sleep 0.5
+	done
+	# both listen now: one more commit in A, then a marker in B
+	"$CCACTL" -n nl_mon_a policy set locality rack cca reno no_migrate >/dev/null
+	"$CCACTL" -n nl_mon_b policy set default cca dctcp no_migrate >/dev/null
+	lines_match /tmp/nl_mon_b ' set 1 rules$' 1 || st=1
+	kill $pa $pb
+	wait $pa $pb 2>/dev/null
+	# A: only sets; B: only applies, then its one set (the marker)
+	grep -vq '^policy generation [0-9]* set [0-9]* rules$' /tmp/nl_mon_a && st=1
+	[ -s /tmp/nl_mon_a ] || st=1
+	sed '$d' /tmp/nl_mon_b | grep -vq '^policy generation [0-9]* apply 1 rules$' && st=1
+	[ $st = 0 ] || fail perm_monitor_own_netns \
+		"A's listener: $(cat /tmp/nl_mon_a)" "B's listener: $(cat /tmp/nl_mon_b)"
+}
+
+# Everything a request keeps is charged to the caller's memory cgroup: a
+# history of 16 generations of 1024 rules is 16 x ~90 KiB.
+test_perm_memcg_charged() {
+	local cg=/sys/fs/cgroup/nl_cg f=/tmp/nl_rules before after i cca
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup || return 1
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
+	mkdir -p $cg && netns_add nl_mem || return 1
+	echo 16 >/sys/module/ccaas_core/parameters/policy_history || return 1
+	for i in $(seq 0 1023); do
+		echo "locality dc region $((i / 32 + 1)) dc $((i % 32 + 1)) cca reno"
+	done >$f.reno
+	sed 's/cca reno/cca cubic/' $f.reno >$f.cubic
+	# in_cg CMD...: CMD in the cgroup (a shell that joins it, then execs)
+	in_cg() {
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh $cg "$@"
+	}
+	in_cg "$CCACTL" -n nl_mem policy apply $f.reno no_migrate >/dev/null || return 1
+	before=$(cat $cg/memory.current)
+	for i in $(seq 16); do
+		cca=cubic
+		[ $((i % 2)) = 0 ] && cca=reno
+		in_cg "$CCACTL" -n nl_mem policy apply $f.$cca no_migrate >/dev/null || return 1
+	done
+	after=$(cat $cg/memory.current)
+	echo "memory.current: $before -> $after"
+	# 15 more generations kept (16 in all); at least 10 of them counted
+	[ $((after - before)) -ge $((10 * 1024 * 88)) ] ||
+		fail perm_memcg_charged "16 generations grew the caller's cgroup by $((after - before)) bytes" ||
+		return 1
+	# and uncharged when the namespace goes
+	ip netns delete nl_mem
+	for i in $(seq 300); do
+		[ "$(cat $cg/memory.current)" -le "$before" ] && return 0
+		sleep 0.1
+	done
+	fail perm_memcg_charged "$(cat $cg/memory.current) bytes left (from $before) after the netns went"
+}
