@@ -308,7 +308,7 @@ lines_match() {
 # The monitor group needs no capability, and a listener sees the events of
 # its own namespace only: A's commits are policy sets, B's policy applies.
 test_perm_monitor_own_netns() {
-	local pa pb st=0 i
+	local pa pb st=0 i cca
 	netns_add nl_mon_a && netns_add nl_mon_b || return 1
 	printf 'default cca reno\n' >/tmp/nl_mon_reno
 	printf 'default cca cubic\n' >/tmp/nl_mon_cubic
@@ -321,8 +321,9 @@ test_perm_monitor_own_netns() {
 	# commit until each listener has joined and seen one of its own
 	for i in $(seq 60); do
 		"$CCACTL" -n nl_mon_a policy set locality dc region "$i" cca reno no_migrate >/dev/null
-		"$CCACTL" -n nl_mon_b policy apply /tmp/nl_mon_$([ $((i % 2)) = 0 ] &&
-			echo reno || echo cubic) no_migrate >/dev/null
+		cca=cubic
+		[ $((i % 2)) = 0 ] && cca=reno
+		"$CCACTL" -n nl_mon_b policy apply /tmp/nl_mon_$cca no_migrate >/dev/null
 		[ -s /tmp/nl_mon_a ] && [ -s /tmp/nl_mon_b ] && break
 		sleep 0.5
 	done
