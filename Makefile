@@ -9,6 +9,8 @@
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
 #   make modules-debug        modules for the sanitizer kernel (built if needed)
 #   make bench                benchmarks in VMs (bench/README.md; bench/run.sh -h)
+#   make fuzz                 the netlink fuzzer for longer (tests/vm/90-fuzz.sh):
+#                             FUZZ_SECONDS (1800), FUZZ_MESSAGES, FUZZ_SEED, KERNELS
 
 include scripts/versions.conf
 
@@ -20,7 +22,7 @@ VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PINNED := $(KVER_6_1) $(KVER_6_12)
 
-.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install bench demo
+.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install bench demo fuzz
 
 all: modules
 
@@ -55,6 +57,16 @@ check:
 
 demo:
 	scripts/demo.sh
+
+# The fuzzer's VM file, for FUZZ_SECONDS per worker (the file's time limit
+# grows to fit); a seed from the clock unless FUZZ_SEED is given.
+FUZZ_SECONDS ?= 1800
+FUZZ_MESSAGES ?= 100000000
+FUZZ_SEED ?= $(shell date +%s)
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_MESSAGES=$(FUZZ_MESSAGES) FUZZ_SEED=$(FUZZ_SEED) \
+		CCAAS_VM_FILE_TIMEOUT_MIN=$$(($(FUZZ_SECONDS) + 300)) \
+		SUITES=vm T=90-fuzz scripts/check.sh
 
 checkpatch:
 	scripts/checkpatch.sh

@@ -24,7 +24,8 @@ fi
 wanted="
 qemu-system-x86 busybox-static iproute2 iperf3 trace-cmd tcpdump procps
 libmnl-dev pkg-config kmod dkms gcc make bc flex bison libelf-dev libssl-dev
-xz-utils zstd cpio rsync util-linux python3 python3-yaml gnuplot-nox
+xz-utils zstd cpio rsync util-linux python3 python3-yaml python3-jsonschema
+gnuplot-nox
 groff-base man-db valgrind
 clang libbpf-dev bpftool
 linux-headers-$KVER_6_1 linux-headers-$KVER_6_12

@@ -86,6 +86,8 @@ extern struct genl_family ccaas_family;
 /* Index of the "monitor" group in ccaas_family.mcgrps. */
 enum { CCAAS_MCGRP_MONITOR_ID };
 int ccaas_netlink_init(void);
+int ccaas_nl_cca_loaded(struct net *net, const char *name,
+			const struct nlattr *attr, struct netlink_ext_ack *extack);
 void ccaas_netlink_exit(void);
 
 #endif /* _CCAAS_CORE_H */

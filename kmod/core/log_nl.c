@@ -23,7 +23,7 @@ const struct nla_policy ccaas_log_nlpolicy[CCAAS_A_LOG_MAX + 1] = {
 static struct ccaas_logsel *ccaas_logsel_alloc(u32 n)
 {
 	return kzalloc(struct_size_t(struct ccaas_logsel, cookies, n),
-		       GFP_KERNEL);
+		       GFP_KERNEL_ACCOUNT);
 }
 
 /* Cookies in the request; the first attribute past the limit in @over. */
@@ -131,7 +131,7 @@ static struct ccaas_logsel *ccaas_log_added(struct net *net,
 			sel->cookies[sel->n++] = nla_get_u64(a);
 	ccaas_logsel_normalise(sel);
 
-	live = bitmap_zalloc(sel->n, GFP_KERNEL);
+	live = bitmap_zalloc(sel->n, GFP_KERNEL_ACCOUNT);
 	if (!live) {
 		err = -ENOMEM;
 		goto err_sel;
@@ -338,12 +338,12 @@ int ccaas_nl_log_get_doit(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&cn->lock);
 	cur = rcu_dereference_protected(cn->log.sel, lockdep_is_held(&cn->lock));
 	if (cur)
-		sel = kmemdup(cur, struct_size(cur, cookies, cur->n), GFP_KERNEL);
+		sel = kmemdup(cur, struct_size(cur, cookies, cur->n), GFP_KERNEL_ACCOUNT);
 	mutex_unlock(&cn->lock);
 	if (cur && !sel)
 		return -ENOMEM;
 	if (sel && sel->n) {
-		live = bitmap_zalloc(sel->n, GFP_KERNEL);
+		live = bitmap_zalloc(sel->n, GFP_KERNEL_ACCOUNT);
 		if (!live)
 			goto out;
 	}

@@ -3,15 +3,87 @@
  * The "ccaas" generic netlink family (include/uapi/linux/ccaas.yaml).
  *
  * Every operation has its own attribute policy, so the core validates input
- * strictly before a handler runs; handlers explain every rejection through
- * extack. Operations that change state will carry GENL_ADMIN_PERM (checked
- * against the user namespace that owns the caller's network namespace).
+ * strictly before a handler runs (header included: resv_start_op is 0);
+ * handlers explain every rejection through extack.
+ *
+ * Who may do what (docs/netlink.md):
+ * - reads (cca/scope/policy get, history, sock-get, log-get) are open to
+ *   everyone, as `ss` and `ip route show` are; they cover the caller's
+ *   network namespace only;
+ * - changes carry GENL_UNS_ADMIN_PERM: CAP_NET_ADMIN in the user namespace
+ *   that owns the request's network namespace, so a container manages its
+ *   own namespace and no other. Everything a change allocates is charged
+ *   to the caller's memory cgroup (__GFP_ACCOUNT) and bounded per namespace
+ *   (scope_max_entries, CCAAS_POLICY_MAX_RULES x CCAAS_RULE_MAX_PARAMS x
+ *   policy_history, CCAAS_LOG_MAX_COOKIES). A CCA it names is resolved
+ *   with its credentials, as its own setsockopt() would: no module
+ *   autoload (ccaas_nl_cca_loaded()), restricted CCAs only for the
+ *   namespace's admin;
+ * - the monitor group needs no capability: its events (a generation
+ *   committed, a migration's counts) say nothing a read does not, and go
+ *   to listeners in the namespace concerned only.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/module.h>
+#include <linux/net.h>
+#include <linux/tcp.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "core.h"
 #include "sock.h"
+
+/*
+ * Is @name a congestion control the TCP stack has now? Asked without
+ * loading a module: genl runs every handler with its cb_lock held for
+ * reading, and a module whose init registers a genl family takes it for
+ * writing, so a handler waiting for modprobe would wait for ever (and every
+ * genl user of the host behind the waiting writer). The kernel's own
+ * ctrl_getfamily() drops the lock around request_module(); a module cannot
+ * (cb_lock is private to genetlink.c). So a request never loads a module:
+ * the client loads a CCA first, as ccactl does with setsockopt() on a socket
+ * of its own, which autoloads tcp_<name> for a caller with CAP_NET_ADMIN.
+ *
+ * The probe: setsockopt(TCP_CONGESTION) on a scratch socket of @net, with
+ * the caller's credentials minus CAP_NET_ADMIN, which is what the stack
+ * needs to call request_module(). It then only looks the name up: 0 (found,
+ * unrestricted), -EPERM (found, restricted to CAP_NET_ADMIN) or -ENOENT.
+ * Handlers probe before they resolve a name (resolve.c), with the caller's
+ * own credentials; only a module unloaded between the two could still be
+ * loaded again by the second.
+ */
+int ccaas_nl_cca_loaded(struct net *net, const char *name,
+			const struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	const struct cred *old;
+	struct socket *sock;
+	struct cred *cred;
+	int err;
+
+	err = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot create a socket to look the CCA up");
+		return err;
+	}
+	cred = prepare_creds();
+	if (!cred) {
+		sock_release(sock);
+		return -ENOMEM;
+	}
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	old = override_creds(cred);
+	err = sock->ops->setsockopt(sock, SOL_TCP, TCP_CONGESTION,
+				    KERNEL_SOCKPTR((char *)name), strlen(name));
+	revert_creds(old);
+	put_cred(cred);
+	sock_release(sock);
+	if (err != -ENOENT)
+		return 0;	/* found, or an error resolving will report */
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "unknown congestion control: none loaded by that name (ccaas loads no module for a request)");
+	return -ENOENT;
+}
 
 static const struct nla_policy ccaas_cca_get_policy[CCAAS_A_CCA_MAX + 1] = {
 	[CCAAS_A_CCA_NAME] = { .type = NLA_NUL_STRING,
@@ -141,14 +213,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_scope_add_doit,
 		.policy = ccaas_scope_add_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SCOPE_DEL,
 		.doit = ccaas_nl_scope_del_doit,
 		.policy = ccaas_scope_del_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SCOPE_GET,
@@ -162,14 +234,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_scope_flush_doit,
 		.policy = ccaas_scope_flush_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SCOPE_LOAD,
 		.doit = ccaas_nl_scope_load_doit,
 		.policy = ccaas_scope_load_policy,
 		.maxattr = CCAAS_A_SCOPE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	/* end scope */
 	/* policy: handlers and policies in policy_nl.c */
@@ -178,14 +250,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_policy_set_doit,
 		.policy = ccaas_policy_set_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_POLICY_DEL,
 		.doit = ccaas_nl_policy_del_doit,
 		.policy = ccaas_policy_set_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_POLICY_GET,
@@ -205,14 +277,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_policy_rollback_doit,
 		.policy = ccaas_policy_rollback_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_POLICY_APPLY,
 		.doit = ccaas_nl_policy_apply_doit,
 		.policy = ccaas_policy_apply_nlpolicy,
 		.maxattr = CCAAS_A_POLICY_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	/* end policy */
 	{
@@ -220,14 +292,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_migrate_doit,
 		.policy = ccaas_migrate_policy,
 		.maxattr = CCAAS_A_MIGRATE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_CCA_DRAIN,
 		.doit = ccaas_nl_cca_drain_doit,
 		.policy = ccaas_migrate_policy,
 		.maxattr = CCAAS_A_MIGRATE_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_SOCK_GET,
@@ -240,14 +312,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.doit = ccaas_nl_log_add_doit,
 		.policy = ccaas_log_nlpolicy,
 		.maxattr = CCAAS_A_LOG_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_LOG_DEL,
 		.doit = ccaas_nl_log_del_doit,
 		.policy = ccaas_log_nlpolicy,
 		.maxattr = CCAAS_A_LOG_MAX,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = CCAAS_CMD_LOG_GET,
@@ -269,7 +341,6 @@ struct genl_family ccaas_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = ccaas_ops,
 	.n_ops = ARRAY_SIZE(ccaas_ops),
-	.resv_start_op = __CCAAS_CMD_MAX,
 	.mcgrps = ccaas_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(ccaas_mcgrps),
 };

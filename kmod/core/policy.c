@@ -107,7 +107,7 @@ struct ccaas_policy_gen *ccaas_policy_draft_alloc(unsigned int max_rules,
 		return NULL;
 	size = struct_size(gen, rules, max_rules) +
 	       array_size(max_params, sizeof(struct ccaas_rule_param));
-	gen = kvzalloc(size, GFP_KERNEL);
+	gen = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!gen)
 		return NULL;
 	gen->max_rules = max_rules;

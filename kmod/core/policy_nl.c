@@ -23,6 +23,7 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/stringify.h>
 #include <net/genetlink.h>
@@ -292,6 +293,26 @@ static int ccaas_rule_parse_knobs(struct ccaas_rule *rule, struct nlattr **tb,
 	return 0;
 }
 
+/*
+ * Is the rule's CCA loaded (ccaas_nl_cca_loaded(): a request loads no
+ * module)? Rules of a draft naming a CCA an earlier one resolved share its
+ * lookup, so they need no probe either.
+ */
+static int ccaas_rule_cca_loaded(struct net *net,
+				 const struct ccaas_policy_gen *draft,
+				 const struct ccaas_rule *rule,
+				 const struct nlattr *attr,
+				 struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+
+	for (i = 0; i < draft->n_rules; i++)
+		if (&draft->rules[i] != rule && draft->rules[i].cca.ops &&
+		    !strcmp(draft->rules[i].cca_name, nla_data(attr)))
+			return 0;
+	return ccaas_nl_cca_loaded(net, nla_data(attr), attr, extack);
+}
+
 /* Attributes a match-only rule (POLICY_DEL) must not have. */
 static const int ccaas_rule_action_attrs[] = {
 	CCAAS_A_RULE_CCA, CCAAS_A_RULE_PARAM, CCAAS_A_RULE_MIN_RTO_US,
@@ -340,6 +361,10 @@ int ccaas_rule_parse(struct net *net, const struct nlattr *nest,
 		NL_SET_ERR_MSG(extack, "a rule needs a CCA");
 		return -EINVAL;
 	}
+	err = ccaas_rule_cca_loaded(net, draft, rule, tb[CCAAS_A_RULE_CCA],
+				    extack);
+	if (err)
+		return err;
 	err = ccaas_policy_draft_resolve(draft, rule, net,
 					 nla_data(tb[CCAAS_A_RULE_CCA]), extack);
 	if (err) {
@@ -598,6 +623,45 @@ out_free:
 
 /* --- rollback ------------------------------------------------------------------ */
 
+/*
+ * Are the CCAs of generation @generation loaded? A rollback resolves them
+ * again, and a request loads no module (ccaas_nl_cca_loaded()). A
+ * generation not kept is left for ccaas_policy_rollback() to refuse.
+ */
+static int ccaas_nl_rollback_loaded(const struct ccaas_policy_req *req,
+				    u32 generation)
+{
+	struct ccaas_net *cn = ccaas_net(req->net);
+	char (*names)[CCAAS_CCA_NAME_MAX] = NULL;
+	struct ccaas_policy_gen *gen;
+	unsigned int i, j, n = 0;
+	int err = 0;
+
+	mutex_lock(&cn->lock);
+	gen = ccaas_policy_find(cn, generation);
+	if (gen && gen->n_rules) {
+		names = kvmalloc_array(gen->n_rules, sizeof(*names),
+				       GFP_KERNEL_ACCOUNT);
+		if (names)
+			for (i = 0; i < gen->n_rules; i++)
+				strscpy(names[n++], gen->rules[i].cca_name,
+					sizeof(names[0]));
+		else
+			err = -ENOMEM;
+	}
+	mutex_unlock(&cn->lock);
+
+	for (i = 0; !err && i < n; i++) {
+		for (j = 0; j < i && strcmp(names[j], names[i]); j++)
+			;
+		if (j == i)
+			err = ccaas_nl_cca_loaded(req->net, names[i], NULL,
+						  req->extack);
+	}
+	kvfree(names);
+	return err;
+}
+
 int ccaas_nl_policy_rollback_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ccaas_policy_req req = ccaas_nl_req(info);
@@ -610,6 +674,10 @@ int ccaas_nl_policy_rollback_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "which generation to roll back to?");
 		return -EINVAL;
 	}
+	err = ccaas_nl_rollback_loaded(&req,
+				       nla_get_u32(info->attrs[CCAAS_A_POLICY_GENERATION]));
+	if (err)
+		return err;
 	msg = ccaas_nl_reply_new(info, &hdr);
 	if (!msg)
 		return -ENOMEM;

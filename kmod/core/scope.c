@@ -467,7 +467,7 @@ scope_build(const struct ccaas_scope_entry *const src[CCAAS_SCOPE_NFAM],
 	unsigned int fam;
 	char *base;
 
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	s = kmalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return NULL;
 	for (fam = 0; fam < CCAAS_SCOPE_NFAM; fam++) {
@@ -587,7 +587,7 @@ static int scope_splice(struct ccaas_net *cn, const struct ccaas_scope_entry *e,
 					lockdep_is_held(&cn->lock));
 	f = &old->fam[fam];
 	tail = f->nentries - skip;
-	v = kvmalloc_array(keep + !!e + tail, sizeof(*v), GFP_KERNEL);
+	v = kvmalloc_array(keep + !!e + tail, sizeof(*v), GFP_KERNEL_ACCOUNT);
 	if (!v)
 		return -ENOMEM;
 	memcpy(v, f->entries, keep * sizeof(*v));

@@ -130,7 +130,9 @@ static int ccaas_default_ops(struct net *net,
 			       "the namespace default is a BPF CCA: name a target with 'to'");
 		return -EOPNOTSUPP;
 	}
-	if (ccaas_cca_resolve(net, name, ref, extack))
+	/* The default holds a module reference; it may change meanwhile. */
+	if (ccaas_nl_cca_loaded(net, name, NULL, extack) ||
+	    ccaas_cca_resolve(net, name, ref, extack))
 		return -ENOENT;
 	if (ccaas_ops_on_cca(ref->ops, avoid)) {
 		ccaas_cca_ref_put(ref);
@@ -152,6 +154,14 @@ int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, CCAAS_A_MIGRATE_CCA))
 		return -EINVAL;
+	/* A request loads no module (ccaas_nl_cca_loaded()). */
+	err = ccaas_nl_cca_loaded(net, nla_data(tb[CCAAS_A_MIGRATE_CCA]),
+				  tb[CCAAS_A_MIGRATE_CCA], info->extack);
+	if (!err && tb[CCAAS_A_MIGRATE_TO])
+		err = ccaas_nl_cca_loaded(net, nla_data(tb[CCAAS_A_MIGRATE_TO]),
+					  tb[CCAAS_A_MIGRATE_TO], info->extack);
+	if (err)
+		return err;
 	err = ccaas_cca_resolve(net, nla_data(tb[CCAAS_A_MIGRATE_CCA]), &from,
 				info->extack);
 	if (err) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build-level tests on the host: warning-free W=1 builds for each kernel,
-# checkpatch --strict, the uapi header against its YAML spec, and DKMS builds.
+# checkpatch --strict, the uapi header against its YAML spec, the spec against
+# the kernel's netlink schema, and DKMS builds.
 # Usage: tests/build/run.sh KVER...
 set -u
 cd "$(dirname "$0")/../.."
@@ -59,6 +60,18 @@ if want uapi-spec; then
 	/usr/bin/python3 tests/build/check-uapi.py include/uapi/linux/ccaas.yaml \
 		include/uapi/linux/ccaas.h > "$tmp/uapi" 2>&1
 	result uapi-spec $? "$tmp/uapi"
+fi
+
+# The spec validates against the kernel's genetlink schema of its level and
+# loads in the kernel's YNL library (both from the pinned linux-source).
+if want uapi-schema; then
+	if ynl=$(scripts/ynl-prepare.sh 2>"$tmp/schema"); then
+		/usr/bin/python3 tests/build/check-spec.py include/uapi/linux/ccaas.yaml \
+			"$ynl" > "$tmp/schema" 2>&1
+		result uapi-schema $? "$tmp/schema"
+	else
+		result uapi-schema 1 "$tmp/schema"
+	fi
 fi
 
 # DKMS builds the modules for each kernel from a clean copy of the package.

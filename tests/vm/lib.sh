@@ -15,7 +15,8 @@
 #     driver deletes all namespaces (and kills their processes) after each
 #     file.
 #
-# Environment: CCAAS_ROOT (repo), CCAAS_KO_DIR (built .ko files for this
+# Environment: CCAAS_ROOT (repo), CCAAS_YNL (the kernel's YNL tools and netlink
+# schemas, scripts/ynl-prepare.sh), CCAAS_KO_DIR (built .ko files for this
 # kernel), CCACTL (ccactl binary), RESULTS (writable, kept on the host), KVER.
 #
 # Addresses (exist only inside the guest's namespaces):

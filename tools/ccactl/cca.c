@@ -8,11 +8,15 @@
  *                            move its sockets away (CCAAS_CMD_CCA_DRAIN)
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <linux/ccaas.h>
 #include <linux/genetlink.h>
 
@@ -522,6 +526,9 @@ static int cca_drain(int argc, char **argv)
 					   name, CCAAS_CCA_NAME_MAX - 1);
 	}
 
+	cca_preload(from);
+	if (to)
+		cca_preload(to);
 	ret = ccaas_msg(buf, CCAAS_CMD_CCA_DRAIN, 0, &nlh);
 	if (ret)
 		return ret;
@@ -531,6 +538,25 @@ static int cca_drain(int argc, char **argv)
 	if (force)
 		mnl_attr_put(nlh, CCAAS_A_MIGRATE_FORCE, 0, NULL);
 	return migrate_request(nlh);
+}
+
+/*
+ * Have the kernel know CCA @name before a request names it. The core loads
+ * no module from inside a netlink request (it would wait for modprobe with
+ * the genl lock held), so ccactl asks as an application does:
+ * setsockopt(TCP_CONGESTION) on a socket of its own, in the namespace it
+ * works in, loads tcp_<name> if the caller has CAP_NET_ADMIN. Errors are
+ * left to the kernel's answer to the request.
+ */
+void cca_preload(const char *name)
+{
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (fd < 0)
+		return;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, strlen(name));
+	close(fd);
 }
 
 static const struct ccactl_cmd cca_cmds[] = {

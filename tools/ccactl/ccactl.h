@@ -68,6 +68,9 @@ int find_word(const char *word, const char *const *names, unsigned int n,
 int object_dispatch(const struct ccactl_object *obj, int argc, char **argv);
 void object_usage(const struct ccactl_object *obj, FILE *f);
 
+/* cca.c */
+void cca_preload(const char *name);
+
 /* batch.c */
 int batch_run(const char *path);
 

@@ -80,6 +80,11 @@ int ccaas_request(struct nlmsghdr *req, nl_data_cb cb, void *data)
 	return CCACTL_EXIT_OK;
 }
 
+int ccaas_request_quiet(struct nlmsghdr *req, nl_data_cb cb, void *data)
+{
+	return nl_transact(&sock, req, cb, data);
+}
+
 int ccaas_subscribe(struct nl_sock *s, const char *group)
 {
 	unsigned int i;

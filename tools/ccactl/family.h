@@ -21,6 +21,9 @@ int ccaas_msg(void *buf, uint8_t cmd, uint16_t flags, struct nlmsghdr **nlhp);
 /* Run a request started by ccaas_msg(); @cb gets each data message. */
 int ccaas_request(struct nlmsghdr *req, nl_data_cb cb, void *data);
 
+/* The same without printing anything: 0 or -errno. */
+int ccaas_request_quiet(struct nlmsghdr *req, nl_data_cb cb, void *data);
+
 /*
  * Open @s as a second socket that only listens, and join the family's
  * multicast group @group on it (resolving the family on first use, so a

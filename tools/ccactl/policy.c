@@ -577,6 +577,7 @@ static int rule_put(struct nlmsghdr *nlh, size_t buflen, const struct rule *r,
 					    r->prefixlen);
 	}
 	if (!match_only) {
+		cca_preload(r->cca);
 		ok &= mnl_attr_put_strz_check(nlh, buflen, CCAAS_A_RULE_CCA, r->cca);
 		for (i = 0; ok && i < r->n_params; i++) {
 			pn = mnl_attr_nest_start_check(nlh, buflen, CCAAS_A_RULE_PARAM);
@@ -1107,6 +1108,30 @@ static int parse_opts(int argc, char **argv, const char *cmd, bool dry_run,
 	return CCACTL_EXIT_OK;
 }
 
+/*
+ * Load the CCAs generation @gen names (cca_preload()): a rollback resolves
+ * them again. A generation the kernel does not show is left to the
+ * rollback request to refuse.
+ */
+static int preload_generation(uint32_t gen)
+{
+	char buf[NL_SEND_BUFSZ];
+	struct show_ctx ctx = { 0 };
+	struct nlmsghdr *nlh;
+	size_t i;
+	int ret;
+
+	ret = ccaas_msg(buf, CCAAS_CMD_POLICY_GET, NLM_F_DUMP, &nlh);
+	if (ret)
+		return ret;
+	mnl_attr_put_u32(nlh, CCAAS_A_POLICY_GENERATION, gen);
+	if (ccaas_request_quiet(nlh, show_cb, &ctx) == 0)
+		for (i = 0; i < ctx.rules.n; i++)
+			cca_preload(ctx.rules.v[i].cca);
+	free(ctx.rules.v);
+	return CCACTL_EXIT_OK;
+}
+
 static int policy_rollback(int argc, char **argv)
 {
 	char buf[NL_SEND_BUFSZ];
@@ -1121,6 +1146,9 @@ static int policy_rollback(int argc, char **argv)
 	if (!parse_u32(argv[0], &gen))
 		return usage_error("policy rollback: \"%s\" is not a generation number", argv[0]);
 	ret = parse_opts(argc - 1, argv + 1, "policy rollback", false, &o);
+	if (ret)
+		return ret;
+	ret = preload_generation(gen);
 	if (ret)
 		return ret;
 	ret = ccaas_msg(buf, CCAAS_CMD_POLICY_ROLLBACK, 0, &nlh);

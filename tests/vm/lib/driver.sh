@@ -67,6 +67,7 @@ for f in "$@"; do
 	name=$(basename "$f")
 	limit=$(sed -nE 's/^# vm-timeout: *([0-9]+).*/\1/p' "$f" | head -n 1)
 	limit=${limit:-${CCAAS_VM_FILE_TIMEOUT:-300}}
+	[ "$limit" -ge "${CCAAS_VM_FILE_TIMEOUT_MIN:-0}" ] || limit=$CCAAS_VM_FILE_TIMEOUT_MIN
 	echo "=== $name (limit $limit s)"
 	echo "@start $name" >>"$CCAAS_RESULTS_FILE"
 	# timeout runs the file in a process group of its own and kills it all

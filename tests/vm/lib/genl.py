@@ -5,9 +5,11 @@
 For tests that need requests a well-behaved client never builds: wrong
 attribute lengths, truncated attributes, missing NLA_F_NESTED, ...
 
-Usage: genl.py [-d] [-V VERSION] FAMILY CMD [ATTR...]
+Usage: genl.py [-d] [-V VERSION] [-r RESERVED] [-f FLAGS] FAMILY CMD [ATTR...]
   -d          a dump request (NLM_F_DUMP)
   -V VERSION  genl header version (default 1)
+  -r RESERVED the genl header's reserved field (default 0)
+  -f FLAGS    nlmsg_flags bits added to the request's (e.g. 0x400)
   FAMILY      family name, resolved through the genl controller
   CMD         command number
   ATTR        TYPE:KIND:VALUE with KIND one of
@@ -24,7 +26,8 @@ Prints "errno N" (0: success), "extack MSG" if the kernel sent a message,
 of data messages. Exits 0 if the kernel answered, 1 otherwise.
 
 As a module: Genl(name).request(cmd, payload) -> (errno, msg, replies),
-with attr() and nest() to build payloads.
+with attr() and nest() to build payloads; request() also takes version=,
+reserved= and flags= (extra nlmsg_flags).
 """
 import os
 import socket
@@ -87,14 +90,17 @@ class Genl:
         attrs = parse_attrs(replies[0][4:])
         self.id = struct.unpack("=H", attrs[CTRL_ATTR_FAMILY_ID])[0]
 
-    def request(self, cmd, payload=b"", dump=False, version=1):
+    def request(self, cmd, payload=b"", dump=False, version=1, reserved=0,
+                flags=0):
         """Send a request; return (errno, extack message, [reply payloads])."""
-        return self._request(self.id, cmd, version, payload, dump)
+        return self._request(self.id, cmd, version, payload, dump, reserved,
+                             flags)
 
-    def _request(self, ftype, cmd, version, payload, dump=False):
+    def _request(self, ftype, cmd, version, payload, dump=False, reserved=0,
+                 extra=0):
         self.seq += 1
-        flags = NLM_F_REQUEST | (NLM_F_DUMP if dump else NLM_F_ACK)
-        body = struct.pack("=BBH", cmd, version, 0) + payload
+        flags = NLM_F_REQUEST | (NLM_F_DUMP if dump else NLM_F_ACK) | extra
+        body = struct.pack("=BBH", cmd, version, reserved) + payload
         self.sock.send(struct.pack("=IHHII", 16 + len(body), ftype, flags,
                                    self.seq, 0) + body)
         replies = []
@@ -142,12 +148,12 @@ def parse_spec(spec):
 
 
 def main(argv):
-    dump, version = False, 1
+    dump, opts = False, {"-V": 1, "-r": 0, "-f": 0}
     while argv and argv[0].startswith("-"):
         if argv[0] == "-d":
             dump, argv = True, argv[1:]
-        elif argv[0] == "-V" and len(argv) > 1:
-            version, argv = int(argv[1], 0), argv[2:]
+        elif argv[0] in opts and len(argv) > 1:
+            opts[argv[0]], argv = int(argv[1], 0), argv[2:]
         else:
             break
     if len(argv) < 2:
@@ -156,7 +162,8 @@ def main(argv):
     try:
         g = Genl(argv[0])
         payload = b"".join(parse_spec(s) for s in argv[2:])
-        err, msg, replies = g.request(int(argv[1], 0), payload, dump, version)
+        err, msg, replies = g.request(int(argv[1], 0), payload, dump,
+                                      opts["-V"], opts["-r"], opts["-f"])
     except (OSError, ValueError) as e:
         print("genl.py: %s" % e, file=sys.stderr)
         return 1
