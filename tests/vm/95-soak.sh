@@ -1,0 +1,484 @@
+# Race soak: connection churn between namespaces while the control plane,
+# module unloads and namespace deletions run against it, all at once.
+#
+# Hosts sa (10.0.0.1, fd00::1) and sb (10.0.0.2, fd00::2) each run a server
+# (lib/soak_conns.py: port 5101 IPv4, 5102 IPv6-only, 5103 dual-stack) and
+# a client of the other's: short connections (connect, send, maybe read,
+# close or abort), held ones, some sending in bulk, some pinned with
+# TCP_CONGESTION. sa asks for ECN on every connection (tcp_ecn=1), sb only
+# accepts it. Meanwhile, in the background (lib/soak_ops.sh):
+#   - policy set/apply/rollback/del with migration (some forced, some
+#     no_migrate) and migrate, in sa and in sb;
+#   - scope load of changing tables (and add, del, flush), in sa and sb;
+#   - log add/del all, and by filter, in every namespace;
+#   - cca drain of cca_dcndelay or cca_xregion in every namespace, then
+#     rmmod of its module (refused while a policy or a socket holds it:
+#     retried and counted), then modprobe or insmod;
+#   - the servers close and reopen their listeners, some while children
+#     wait unaccepted in the accept queue;
+#   - namespaces seN with a policy, scope table and log selection of their
+#     own, and connections (over loopback, and to sb over a veth), created
+#     and deleted under the churn;
+#   - dumps: sock show, policy history, scope show, ss -tie (which reads
+#     every socket's CCA info without the socket lock).
+# Every worker stops by itself, at the deadline or at its count bound. Then,
+# with the held connections still open:
+#   soak_migrate_idempotent   a second migrate moves nothing
+#   soak_sockets_on_rule      every connection is on its rule's CCA (or its
+#                             fallback ops), pinned, without a rule, or
+#                             refused by the sticky-ECN rule, as the
+#                             kernel's own counts say
+#   soak_force_idempotent     after migrate force, a second one moves and
+#                             refuses nothing, and all are on their rule's
+#   soak_listeners_on_rule    every listener is on the CCA a listener opened
+#                             now gets
+#   soak_modules_unload       with everything stopped, drained and the
+#                             namespaces gone, every ccaas module unloads
+#   soak_slab_caches          no extension slab cache of a CCA is left
+#   soak_kernel_log           no WARNING, BUG, Oops, KASAN, UBSAN, lockdep,
+#                             RCU or kmemleak report since the soak began
+# and a summary: seconds, connections, commits, loads, cycles, namespaces.
+#
+# SOAK_SECONDS (default 150, at most the file's limit less SOAK_RESERVE)
+# and SOAK_SEED (default: the time) come from the environment or from
+# build/soak.env, which `make soak SOAK_SECONDS=600 SOAK_SEED=N` writes.
+# Nothing is asserted on rates: the counts are reported, the verdicts are
+# about the end state and the kernel log. While the soak runs, a kernel
+# that can (PREEMPT_DYNAMIC) is switched to full preemption, so that one
+# vCPU interleaves the workers inside the kernel too.
+# Artifacts: $RESULTS/soak/ (each worker's log of its operations, stamped
+# with the uptime of the kernel log, its counts and refusals).
+
+SOAK_CONNS=$CCAAS_ROOT/tests/vm/lib/soak_conns.py
+SOAK_CHECK=$CCAAS_ROOT/tests/vm/lib/soak_check.py
+SOAK_DIR=$RESULTS/soak
+SOAK_RESERVE=150
+# what the clients and servers keep open for the checks (they are stopped
+# before the unload)
+SOAK_HOLD=600
+SOAK_PORTS="5101 5102 5103"
+# the churn runs niced: on one vCPU it would otherwise starve the control
+# plane (it still takes whatever CPU the others leave)
+SOAK_NICE=0
+# the kernel log reports that fail the soak
+SOAK_REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|KFENCE|possible circular|possible recursive|inconsistent lock state|suspicious RCU|sleeping function called from invalid context|kmemleak|unreferenced object|general protection|refcount_t:|list_add corruption|list_del corruption|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|Call Trace'
+
+# shellcheck disable=SC1091 # in the repository
+[ ! -f "$CCAAS_ROOT/build/soak.env" ] || . "$CCAAS_ROOT/build/soak.env"
+soak_max=$((${CCAAS_VM_FILE_TIMEOUT:-300} - SOAK_RESERVE))
+SOAK_SECONDS=${SOAK_SECONDS:-150}
+if [ "$SOAK_SECONDS" -gt "$soak_max" ]; then
+	echo "soak: $SOAK_SECONDS s do not fit the file's limit; soaking $soak_max s"
+	SOAK_SECONDS=$soak_max
+fi
+SOAK_SEED=${SOAK_SEED:-$(date +%s)}
+SOAK_MODULES=$(for ko in "$CCAAS_KO_DIR"/tcp_cca_*.ko; do basename "$ko" .ko; done)
+
+# shellcheck source-path=SCRIPTDIR
+. "$CCAAS_ROOT/tests/vm/lib/soak_ops.sh"
+
+# soak_unload_all SECONDS: rmmod every ccaas module, retrying for up to
+# SECONDS (namespaces that are going away still hold their policies);
+# succeeds once none is loaded
+soak_unload_all() {
+	local end=$((EPOCHSECONDS + $1)) m
+	while :; do
+		for m in $SOAK_MODULES; do
+			! soak_module_loaded "$m" || rmmod "$m" 2>/dev/null
+		done
+		! soak_module_loaded ccaas_core || rmmod ccaas_core 2>/dev/null
+		soak_module_loaded ccaas_core || return 0
+		[ "$EPOCHSECONDS" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
+
+# soak_refcnts: "module refcount" of every ccaas module still loaded
+soak_refcnts() {
+	local m
+	for m in $SOAK_MODULES ccaas_core; do
+		[ ! -e "/sys/module/$m/refcnt" ] || echo "$m $(cat "/sys/module/$m/refcnt")"
+	done | tr '\n' ' '
+}
+
+# soak_sum KEY FILE...: sum of KEY in "key value" stats files
+soak_sum() {
+	local k=$1
+	shift
+	cat "$@" 2>/dev/null | awk -v k="$k" '$1 == k { s += $2 } END { print s + 0 }'
+}
+
+# soak_jsum KEY FILE...: sum of KEY in JSON stats files
+soak_jsum() {
+	python3 "$SOAK_CHECK" sum "$@"
+}
+
+# soak_cca_table FILE: `ccactl -j cca show` of every registered CCA, as
+# one JSON array
+soak_cca_table() {
+	local c sep=""
+	{
+		echo "["
+		for c in $("$CCACTL" cca list | awk 'NR > 1 { print $1 }'); do
+			echo "$sep"
+			"$CCACTL" -j cca show "$c"
+			sep=,
+		done
+		echo "]"
+	} >"$1"
+}
+
+# soak_preempt [MODE]: the kernel's preemption mode, or switch to MODE
+soak_preempt() {
+	local f=/sys/kernel/debug/sched/preempt
+	[ -w $f ] || return 1
+	if [ -n "${1:-}" ]; then
+		echo "$1" >$f
+	else
+		sed -nE 's/.*\((.*)\).*/\1/p' $f
+	fi
+}
+
+soak_prepare() {
+	local f
+	mkdir -p "$SOAK_DIR" || return 1
+	# A fresh start: the modules loaded by this file only.
+	soak_unload_all 30 ||
+		echo "note: ccaas was loaded and would not unload before the soak: $(soak_refcnts)"
+	# shellcheck disable=SC2086 # module names
+	load_ccaas $SOAK_MODULES && modprobe tcp_dctcp && ccaas_autoload || return 1
+	dmesg | wc -l >"$SOAK_DIR/dmesg.base"
+	if soak_preempt >"$SOAK_DIR/preempt.old" && soak_preempt full; then
+		echo "preemption: full during the soak (was $(cat "$SOAK_DIR/preempt.old"))"
+	else
+		echo "preemption: unchanged, the kernel cannot switch"
+	fi
+	# ccalog's tracepoints live while connections are logged
+	echo 1 >/sys/kernel/tracing/events/ccalog/enable || return 1
+	netns_pair sa sb || return 1
+	ns sa sysctl -qw net.ipv4.tcp_ecn=1 || return 1
+	soak_seed prepare
+	f=$SOAK_DIR/prepare.tmp
+	for n in sa sb; do
+		soak_policy_file "$f" && soak_ccactl prepare "$n" policy apply "$f" || return 1
+	done
+	soak_scope_file "$f" 10.0.0.2/32 fd00::2/128 && soak_ccactl prepare sa scope load "$f" &&
+		soak_scope_file "$f" 10.0.0.1/32 fd00::1/128 10.1.0.0/16 fd01::/32 &&
+		soak_ccactl prepare sb scope load "$f"
+}
+
+# soak_worker NAME CMD...: CMD in the background, its pid in $SOAK_DIR/workers
+soak_worker() {
+	local name=$1
+	shift
+	"$@" &
+	echo "$! $name" >>"$SOAK_DIR/workers"
+}
+
+# soak_alive PIDFILE: the "pid name" lines of PIDFILE still running
+soak_alive() {
+	local pid name
+	while read -r pid name; do
+		! kill -0 "$pid" 2>/dev/null || echo "$pid $name"
+	done <"$1"
+}
+
+test_soak_run() {
+	local n t0 alive left s
+	t0=$EPOCHSECONDS
+	soak_prepare || fail soak_run "setup failed" || return 1
+	SOAK_DEADLINE=$((EPOCHSECONDS + SOAK_SECONDS))
+	echo "soak: $SOAK_SECONDS s, seed $SOAK_SEED, setup took $((EPOCHSECONDS - t0)) s"
+	: >"$SOAK_DIR/workers"
+	: >"$SOAK_DIR/churn"
+	# Not through ns(): $! must be the process itself.
+	for n in sa sb; do
+		ip netns exec "$n" nice -n $SOAK_NICE python3 "$SOAK_CONNS" server \
+			4:5101,6:5102,d:5103 "$SOAK_DIR/server-$n.json" --seed "$SOAK_SEED" \
+			--seconds "$SOAK_SECONDS" --hold $SOAK_HOLD &
+		echo "$! server-$n" >>"$SOAK_DIR/churn"
+	done
+	for p in $SOAK_PORTS; do
+		wait_port sa "$p" && wait_port sb "$p" || fail soak_run "no servers" || return 1
+	done
+	ip netns exec sa nice -n $SOAK_NICE python3 "$SOAK_CONNS" client \
+		"$PAIR_B_IP:5101,[$PAIR_B_IP6]:5102,$PAIR_B_IP:5103,[$PAIR_B_IP6]:5103" \
+		"$SOAK_DIR/client-sa.json" --seed $((SOAK_SEED + 1)) \
+		--seconds "$SOAK_SECONDS" --hold $SOAK_HOLD --max $((SOAK_SECONDS * 200)) \
+		--long 8 --bulk 2 --cc reno,cubic,cca_dctcp,cca_dcndelay &
+	echo "$! client-sa" >>"$SOAK_DIR/churn"
+	ip netns exec sb nice -n $SOAK_NICE python3 "$SOAK_CONNS" client \
+		"$PAIR_A_IP:5101,[$PAIR_A_IP6]:5102,$PAIR_A_IP:5103,[$PAIR_A_IP6]:5103" \
+		"$SOAK_DIR/client-sb.json" --seed $((SOAK_SEED + 2)) \
+		--seconds "$SOAK_SECONDS" --hold $SOAK_HOLD --max $((SOAK_SECONDS * 200)) \
+		--long 6 --bulk 1 --cc cca_xregion,reno &
+	echo "$! client-sb" >>"$SOAK_DIR/churn"
+
+	s=$SOAK_SECONDS
+	soak_worker policy-sa soak_policy_worker sa $((s * 10))
+	soak_worker policy-sb soak_policy_worker sb $((s * 10))
+	soak_worker scope-sa soak_scope_worker sa $((s * 5)) \
+		10.0.0.2/32 fd00::2/128 10.0.0.0/24 fd00::/64
+	soak_worker scope-sb soak_scope_worker sb $((s * 5)) \
+		10.0.0.1/32 fd00::1/128 10.0.0.0/24 fd00::/64 10.1.0.0/16 fd01::/32
+	soak_worker log soak_log_worker $((s * 10))
+	soak_worker reader soak_reader_worker $((s * 10))
+	soak_worker cca soak_cca_worker "$s"
+	soak_worker netns soak_netns_worker $((s / 4 + 1))
+
+	# Every worker stops by itself: its last operation may start just
+	# before the deadline (an ephemeral namespace lives up to 10 s).
+	# Progress every 10 s, for the record: who runs, what listens.
+	while [ "$EPOCHSECONDS" -lt $((SOAK_DEADLINE + 90)) ]; do
+		alive=$(soak_alive "$SOAK_DIR/workers")
+		[ -n "$alive" ] || break
+		if [ $(((EPOCHSECONDS - t0) % 10)) = 0 ]; then
+			{
+				echo "--- $((EPOCHSECONDS - SOAK_DEADLINE)) s to the deadline; workers: $(echo "$alive" | cut -d' ' -f2 | tr '\n' ' ')"
+				ps -eo pid,ni,stat,time,args | grep -E 'python3|ccactl|rmmod|insmod|modprobe' | grep -v grep
+				for n in sa sb; do echo "$n: $(ns "$n" ss -Htan | awk '{ print $1 }' | sort | uniq -c | tr -s ' \n' ' ')"; done
+			} >>"$SOAK_DIR/progress.txt" 2>&1
+		fi
+		sleep 1
+	done
+	left=$(soak_alive "$SOAK_DIR/workers")
+	if [ -n "$left" ]; then
+		# shellcheck disable=SC2046 # pids
+		kill -9 $(echo "$left" | cut -d' ' -f1) 2>/dev/null
+		fail soak_run "workers still running 90 s after the deadline: $(echo "$left" | cut -d' ' -f2 | tr '\n' ' ')"
+		return 1
+	fi
+	# The clients' churn is over when their counts say what they hold.
+	for n in sa sb; do
+		for _ in $(seq 60); do
+			grep -q '"held"' "$SOAK_DIR/client-$n.json" 2>/dev/null && break
+			sleep 1
+		done
+	done
+	echo "soak: workers stopped $((EPOCHSECONDS - SOAK_DEADLINE)) s after the deadline"
+	if [ -n "$(soak_alive "$SOAK_DIR/churn")" ] &&
+		[ "$(wc -l <"$SOAK_DIR/churn")" = "$(soak_alive "$SOAK_DIR/churn" | wc -l)" ]; then
+		pass soak_run
+	else
+		fail soak_run "servers or clients ended early: alive: $(soak_alive "$SOAK_DIR/churn" | tr '\n' ' ')"
+	fi
+	soak_summary
+	if [ -n "$(cat "$SOAK_DIR"/*.bad 2>/dev/null)" ]; then
+		fail soak_ops_clean "unexpected results: $(cat "$SOAK_DIR"/*.bad | head -n 20)"
+	else
+		pass soak_ops_clean
+	fi
+}
+
+# soak_quiet: wait (up to 60 s) until the ephemeral namespaces are gone and
+# sa and sb have nothing in an accept queue or a handshake
+soak_quiet() {
+	local n busy
+	for _ in $(seq 60); do
+		busy=$(ip netns list | grep -c '^se')
+		for n in sa sb; do
+			busy=$((busy + $(ns "$n" ss -Htln | awk '$2 > 0' | wc -l) +
+				$(ns "$n" ss -Htn state syn-recv state syn-sent | wc -l)))
+		done
+		[ "$busy" -gt 0 ] || return 0
+		sleep 1
+	done
+	echo "soak: not quiet after 60 s: $(ip netns list | tr '\n' ' ')"
+	return 1
+}
+
+test_soak_sockets_on_rule() {
+	local n m1 m2 rc=0 idem=0 cmp=$SOAK_DIR/ccas.json
+	soak_quiet
+	soak_cca_table "$cmp"
+	for n in sa sb; do
+		m1=$("$CCACTL" -n "$n" -j migrate) || fail soak_sockets_on_rule "migrate in $n failed" || return 1
+		m2=$("$CCACTL" -n "$n" -j migrate) || fail soak_sockets_on_rule "migrate in $n failed" || return 1
+		echo "$n: first migrate after the soak: $m1"
+		echo "$m2" >"$SOAK_DIR/migrate2-$n.json"
+		"$CCACTL" -n "$n" -j sock show >"$SOAK_DIR/socks-$n.json" || return 1
+		python3 "$SOAK_CHECK" sockets "$n" "$SOAK_DIR/migrate2-$n.json" \
+			"$SOAK_DIR/socks-$n.json" "$cmp" || rc=1
+		[ "$(echo "$m2" | python3 -c 'import json, sys; print(json.load(sys.stdin)["migrated"])')" = 0 ] ||
+			idem=1
+	done
+	if [ $idem = 0 ]; then
+		pass soak_migrate_idempotent
+	else
+		fail soak_migrate_idempotent "a second migrate moved connections (see above)"
+	fi
+	if [ $rc = 0 ]; then
+		pass soak_sockets_on_rule
+	else
+		fail soak_sockets_on_rule "connections off their rule's CCA, or the kernel's counts disagree with sock show (see above)"
+	fi
+}
+
+test_soak_force_idempotent() {
+	local n f1 rc=0
+	for n in sa sb; do
+		f1=$("$CCACTL" -n "$n" -j migrate force) || return 1
+		echo "$n: migrate force: $f1"
+		"$CCACTL" -n "$n" -j migrate force >"$SOAK_DIR/force2-$n.json" || return 1
+		"$CCACTL" -n "$n" -j sock show >"$SOAK_DIR/socks-forced-$n.json" || return 1
+		python3 "$SOAK_CHECK" forced "$n" "$SOAK_DIR/force2-$n.json" \
+			"$SOAK_DIR/socks-forced-$n.json" "$SOAK_DIR/ccas.json" || rc=1
+	done
+	[ $rc = 0 ] || fail soak_force_idempotent "a second migrate force changed connections, or some are still off their rule's CCA (see above)"
+}
+
+# soak_listener_ccas NS: "address:port cca" of NS's listeners
+soak_listener_ccas() {
+	ns "$1" ss -Htlni | awk '/^LISTEN/ { a = $4; next } a { print a, $1; a = "" }'
+}
+
+# A listener's CCA decides which ECN requests its children accept. A
+# listener opened now gets the CCA the policy gives listeners; one opened
+# before the last change must have been moved there (issue 9, defect 6:
+# listeners are not walked by migration yet).
+test_soak_listeners_on_rule() {
+	local n want probe bad="" line
+	for n in sa sb; do
+		ns "$n" python3 -c 'import socket, time
+s = socket.socket()
+s.bind(("0.0.0.0", 5199))
+s.listen()
+time.sleep(60)' &
+		probe=$!
+		wait_port "$n" 5199 || return 1
+		soak_listener_ccas "$n" >"$SOAK_DIR/listeners-$n.txt"
+		kill $probe
+		want=$(awk '$1 ~ /:5199$/ { print $2 }' "$SOAK_DIR/listeners-$n.txt")
+		echo "$n: a new listener gets $want; the soak's listeners:" \
+			"$(grep -v ':5199 ' "$SOAK_DIR/listeners-$n.txt" | tr '\n' ';')"
+		while read -r line; do
+			case $line in
+			*:5199\ *) ;;
+			*" $want") ;;
+			*) bad="$bad $n ${line% *} on ${line##* } (want $want);" ;;
+			esac
+		done <"$SOAK_DIR/listeners-$n.txt"
+	done
+	if [ -z "$bad" ]; then
+		pass soak_listeners_on_rule
+	else
+		fail soak_listeners_on_rule "listeners not on the CCA a listener opened now gets:$bad
+listeners are not migrated (issue 9, defect 6)"
+	fi
+}
+
+test_soak_modules_unload() {
+	local pid name c refs caches="" ext
+	# Stop the churn: the clients and servers exit on SIGTERM.
+	while read -r pid name; do
+		kill -TERM "$pid" 2>/dev/null
+	done <"$SOAK_DIR/churn"
+	for _ in $(seq 20); do
+		[ -n "$(soak_alive "$SOAK_DIR/churn")" ] || break
+		sleep 1
+	done
+	soak_alive "$SOAK_DIR/churn" | while read -r pid name; do
+		echo "soak: $name did not exit on SIGTERM"
+	done
+	echo 0 >/sys/kernel/tracing/events/ccalog/enable
+	# What each CCA has as extension state, before it goes.
+	for c in $("$CCACTL" cca list | awk 'NR > 1 { print $1 }'); do
+		ext=$("$CCACTL" -j cca show "$c" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("ext_size", 0))')
+		caches="$caches $c"
+		echo "$c: ext_size $ext, slab cache $([ -e "/sys/kernel/slab/$c" ] && echo present || echo none)"
+	done
+	echo "$caches" >"$SOAK_DIR/cca-names"
+	for n in sa sb; do
+		for c in $caches; do
+			"$CCACTL" -n "$n" cca drain "$c" to reno force >/dev/null
+		done
+	done
+	refs=$(soak_refcnts)
+	echo "refcounts before the namespaces go: $refs"
+	# every process left in a namespace, then the namespaces
+	netns_cleanup
+	if soak_unload_all 120; then
+		pass soak_modules_unload
+	else
+		fail soak_modules_unload "still loaded 120 s after the namespaces were deleted: $(soak_refcnts)
+(before: $refs)"
+	fi
+	for c in $caches; do
+		[ ! -e "/sys/kernel/slab/$c" ] && ! grep -q "^$c " /proc/slabinfo ||
+			caches="$caches LEFT:$c"
+	done
+	if [[ "$caches" != *LEFT:* ]]; then
+		pass soak_slab_caches
+	else
+		fail soak_slab_caches "slab caches left after unload: $caches"
+	fi
+	grep -E '^(TCP|TCPv6|request_sock_TCP|tw_sock_TCP) ' /proc/slabinfo |
+		awk '{ printf "slab %s: %d active objects\n", $1, $2 }'
+}
+
+test_soak_kernel_log() {
+	local base log reports leaks
+	[ ! -s "$SOAK_DIR/preempt.old" ] || soak_preempt "$(cat "$SOAK_DIR/preempt.old")"
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		echo scan >/sys/kernel/debug/kmemleak
+		leaks=$(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak)
+		cp /sys/kernel/debug/kmemleak "$SOAK_DIR/kmemleak.txt"
+		echo "kmemleak: $leaks unreferenced objects in all," \
+			"$(grep -cE 'ccaas|tcp_cca|cca_' "$SOAK_DIR/kmemleak.txt") lines naming ccaas"
+	fi
+	base=$(cat "$SOAK_DIR/dmesg.base")
+	log=$SOAK_DIR/dmesg.txt
+	dmesg | tail -n +$((base + 1)) >"$log"
+	reports=$(grep -E "$SOAK_REPORTS" "$log")
+	if [ -s "$SOAK_DIR/kmemleak.txt" ] && grep -qE 'ccaas|tcp_cca|cca_' "$SOAK_DIR/kmemleak.txt"; then
+		reports="$reports
+kmemleak: $(grep -B2 -A12 -E 'ccaas|tcp_cca' "$SOAK_DIR/kmemleak.txt" | head -n 40)"
+	fi
+	echo "kernel log: $(wc -l <"$log") lines since the soak began," \
+		"$(grep -c 'ccaas: registered' "$log") CCA registrations;" \
+		"reports: $(echo "$reports" | grep -c .)"
+	[ -z "$reports" ] || echo "$reports" | head -n 60
+	if [ -z "$reports" ]; then
+		pass soak_kernel_log
+	else
+		fail soak_kernel_log "$(echo "$reports" | head -n 5)"
+	fi
+	soak_summary
+}
+
+# soak_summary: what the soak did, from the workers' counts
+soak_summary() {
+	local d=$SOAK_DIR c=() s=() a4 a6 p4 p6
+	c=("$d"/client-*.json "$d"/eph-client-*.json)
+	s=("$d"/server-*.json "$d"/eph-server-*.json)
+	a4=$(($(soak_jsum short_v4 "${c[@]}") + $(soak_jsum long_v4 "${c[@]}")))
+	a6=$(($(soak_jsum short_v6 "${c[@]}") + $(soak_jsum long_v6 "${c[@]}")))
+	p4=$(soak_jsum accepted_v4 "${s[@]}")
+	p6=$(soak_jsum accepted_v6 "${s[@]}")
+	{
+		echo "soak summary (seed $SOAK_SEED):"
+		echo "  seconds: $SOAK_SECONDS"
+		echo "  connections churned: $((a4 + a6)) active (IPv4 $a4, IPv6 $a6)," \
+			"$((p4 + p6)) passive (IPv4 $p4, IPv6 $p6); pinned $(soak_jsum pinned "${c[@]}")," \
+			"aborted $(soak_jsum aborted "${c[@]}"), refused $(soak_jsum refused "${c[@]}")," \
+			"failed $(soak_jsum failed "${c[@]}"), held at the end $(soak_jsum held "$d"/client-s[ab].json)"
+		echo "  listeners: $(soak_jsum listener_cycles "${s[@]}") closed and reopened," \
+			"$(soak_jsum closed_lazy "${s[@]}") closed after not accepting for a while," \
+			"$(soak_jsum lazy_periods "${s[@]}") periods not accepting"
+		echo "  policy commits: $(soak_sum commits "$d"/policy-*.stats)" \
+			"(rollbacks $(soak_sum rollbacks "$d"/policy-*.stats)), migrate runs" \
+			"$(soak_sum migrates "$d"/policy-*.stats)"
+		echo "  scope loads: $(soak_sum scope_loads "$d"/scope-*.stats)"
+		echo "  log add all/filter: $(soak_sum log_add "$d"/log.stats), log del all: $(soak_sum log_del "$d"/log.stats)"
+		echo "  drains: $(soak_sum drains "$d"/cca.stats); rmmod: $(soak_sum rmmod_ok "$d"/cca.stats) done," \
+			"$(soak_sum rmmod_busy "$d"/cca.stats) refused as in use; loads: $(soak_sum loads "$d"/cca.stats)" \
+			"by modprobe/insmod, $(soak_sum autoloaded "$d"/cca.stats) found loaded by the kernel meanwhile"
+		echo "  namespaces: $(soak_sum netns_created "$d"/netns.stats) created," \
+			"$(soak_sum netns_deleted "$d"/netns.stats) deleted"
+		echo "  ccactl calls: $(soak_sum ops "$d"/*.stats), refused by the kernel" \
+			"$(soak_sum refused "$d"/*.stats), namespace gone $(soak_sum ns_gone "$d"/*.stats)," \
+			"unexpected $(soak_sum bad "$d"/*.stats); ss dumps $(soak_sum ss "$d"/reader.stats)"
+		echo "  refusals by reason:"
+		cat "$d"/*.refused 2>/dev/null | sort | uniq -c | sort -rn | head -n 12 | sed 's/^/   /'
+	} | tee "$d/summary.txt"
+}

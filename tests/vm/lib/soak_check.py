@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of the race soak's end state (tests/vm/95-soak.sh).
+
+  soak_check.py sockets NS MIGRATE SOCKS CCAS
+      MIGRATE: `ccactl -j migrate` of a pass that should change nothing;
+      SOCKS: `ccactl -j sock show` right after it; CCAS: a JSON array of
+      `ccactl -j cca show NAME` for every registered CCA. Every connection
+      must be on its rule's CCA (or that CCA's fallback ops), pinned, without
+      a rule, or refused by the sticky-ECN rule; the pass migrated nothing,
+      and its refused and pinned counts are the connections of those kinds.
+  soak_check.py forced NS MIGRATE SOCKS CCAS
+      The same after `migrate force` twice: nothing refused or migrated by
+      the second pass, every unpinned connection with a rule on its CCA.
+  soak_check.py sum KEY FILE...
+      The sum of KEY over JSON stats files (missing files and keys: 0).
+
+Prints one line per namespace and, on failure, the connections concerned;
+exit status 1 if a check fails.
+"""
+import json
+import sys
+
+# In-tree CCAs that ask for ECN, and their fallback ops.
+INTREE_ECN = {"dctcp": "dctcp-reno"}
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def cca_table(ccas):
+    """name -> (features, fallback name or None) of the ccaas CCAs."""
+    return {c["name"]: (set(c.get("features", [])),
+                        None if c.get("fallback") in (None, "-") else c["fallback"])
+            for c in ccas}
+
+
+def features(name, table):
+    if name in table:
+        return table[name][0]
+    if name in INTREE_ECN:
+        return {"needs_ecn", "ecn_ok"}
+    return {"nonecn_ok"}
+
+
+def on_rule(s, table):
+    want = s["policy_cca"]
+    fallback = table[want][1] if want in table else INTREE_ECN.get(want)
+    return s["cca"] in (want, fallback)
+
+
+def ecn_refusal(s, table):
+    """The sticky-ECN rule forbids moving s to its rule's CCA."""
+    f = features(s["policy_cca"], table)
+    return "ecn_ok" not in f if s["ecn"] else "nonecn_ok" not in f
+
+
+def describe(s):
+    return ("%s:%d -> %s:%d cca=%s policy=%s ecn=%s pinned=%s" %
+            (s["saddr"], s["sport"], s["daddr"], s["dport"], s["cca"],
+             s.get("policy_cca", "-"), s["ecn"], s["pinned"]))
+
+
+def classify(socks, table):
+    kinds = {"pinned": [], "no_rule": [], "on_rule": [], "refused": [],
+             "wrong": []}
+    for s in socks:
+        if s["pinned"]:
+            kinds["pinned"].append(s)
+        elif "policy_cca" not in s:
+            kinds["no_rule"].append(s)
+        elif on_rule(s, table):
+            kinds["on_rule"].append(s)
+        elif ecn_refusal(s, table):
+            kinds["refused"].append(s)
+        else:
+            kinds["wrong"].append(s)
+    return kinds
+
+
+def report(ns, m, kinds, problems):
+    print("%s: %d connections: %d on their rule's CCA, %d refused (ECN), "
+          "%d pinned, %d without a rule; kernel: %s" %
+          (ns, sum(len(v) for v in kinds.values()), len(kinds["on_rule"]),
+           len(kinds["refused"]), len(kinds["pinned"]), len(kinds["no_rule"]),
+           ", ".join("%s %s" % (k, m.get(k)) for k in
+                     ("examined", "migrated", "unchanged", "refused",
+                      "skipped_pinned", "no_rule"))))
+    for p in problems:
+        print("  " + p)
+    return 1 if problems else 0
+
+
+def check_sockets(ns, m, socks, table):
+    kinds = classify(socks, table)
+    problems = []
+    if m["migrated"]:
+        problems.append("a second migrate moved %d connections" % m["migrated"])
+    for s in kinds["wrong"]:
+        problems.append("not on its rule's CCA, yet allowed there: " + describe(s))
+    n_refused = len(kinds["refused"]) + len(kinds["wrong"])
+    if m["refused"] != n_refused:
+        problems.append("the kernel counts %d refused, sock show has %d "
+                        "connections off their rule's CCA (unpinned)" %
+                        (m["refused"], n_refused))
+        # which of them the kernel may be counting: those on their rule's
+        # CCA's fallback ops are the usual suspects
+        for s in kinds["on_rule"]:
+            if s["cca"] != s["policy_cca"]:
+                problems.append("  on its rule's fallback ops: " + describe(s))
+    if m["skipped_pinned"] != len(kinds["pinned"]):
+        problems.append("the kernel counts %d pinned, sock show has %d" %
+                        (m["skipped_pinned"], len(kinds["pinned"])))
+    if m["examined"] < len(socks):
+        problems.append("the kernel examined %d connections, sock show lists %d"
+                        % (m["examined"], len(socks)))
+    return report(ns, m, kinds, problems)
+
+
+def check_forced(ns, m, socks, table):
+    kinds = classify(socks, table)
+    problems = []
+    if m["migrated"] or m["refused"]:
+        problems.append("a second migrate force moved %d and refused %d "
+                        "connections" % (m["migrated"], m["refused"]))
+    for s in kinds["refused"] + kinds["wrong"]:
+        problems.append("not on its rule's CCA after migrate force: " + describe(s))
+    for s in kinds["on_rule"]:
+        if s["cca"] != s["policy_cca"] and m["migrated"]:
+            problems.append("  on its rule's fallback ops: " + describe(s))
+    return report(ns, m, kinds, problems)
+
+
+def main(argv):
+    if argv[1] == "sum":
+        total = 0
+        for path in argv[3:]:
+            try:
+                total += load(path).get(argv[2], 0)
+            except (OSError, ValueError):
+                pass
+        print(total)
+        return 0
+    ns, m, socks, table = argv[2], load(argv[3]), load(argv[4]), cca_table(load(argv[5]))
+    if argv[1] == "sockets":
+        return check_sockets(ns, m, socks, table)
+    return check_forced(ns, m, socks, table)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
