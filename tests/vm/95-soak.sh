@@ -32,6 +32,9 @@
 #                             refuses nothing, and all are on their rule's
 #   soak_listeners_on_rule    every listener is on the CCA a listener opened
 #                             now gets
+#   soak_knobs_restored       after a last policy "default cca cca_cubic",
+#                             every unpinned connection is on it with the
+#                             kernel's minimum RTO
 #   soak_modules_unload       with everything stopped, drained and the
 #                             namespaces gone, every ccaas module unloads
 #   soak_slab_caches          no extension slab cache of a CCA is left
@@ -235,7 +238,7 @@ test_soak_run() {
 		if [ $(((EPOCHSECONDS - t0) % 10)) = 0 ]; then
 			{
 				echo "--- $((EPOCHSECONDS - SOAK_DEADLINE)) s to the deadline; workers: $(echo "$alive" | cut -d' ' -f2 | tr '\n' ' ')"
-				ps -eo pid,ni,stat,time,args | grep -E 'python3|ccactl|rmmod|insmod|modprobe' | grep -v grep
+				ps -o pid,ni,stat,time,args -p "$(pgrep -d, -f 'python3|ccactl|rmmod|insmod|modprobe')"
 				for n in sa sb; do echo "$n: $(ns "$n" ss -Htan | awk '{ print $1 }' | sort | uniq -c | tr -s ' \n' ' ')"; done
 			} >>"$SOAK_DIR/progress.txt" 2>&1
 		fi
@@ -365,6 +368,23 @@ time.sleep(60)' &
 		fail soak_listeners_on_rule "listeners not on the CCA a listener opened now gets:$bad
 listeners are not migrated (issue 9, defect 6)"
 	fi
+}
+
+# Last, one rule without knobs for everything: every connection moves to
+# it, and keeps no knob of an earlier rule (issue 9, defect 8: min_rto is
+# never restored).
+test_soak_knobs_restored() {
+	local n rc=0 f=$SOAK_DIR/plain.policy rto
+	echo "default cca cca_cubic" >"$f"
+	for n in sa sb; do
+		"$CCACTL" -n "$n" policy apply "$f" force >/dev/null &&
+			"$CCACTL" -n "$n" migrate force >/dev/null &&
+			"$CCACTL" -n "$n" -j sock show >"$SOAK_DIR/socks-plain-$n.json" || return 1
+		rto=$(ns "$n" sysctl -n net.ipv4.tcp_rto_min_us 2>/dev/null || echo 200000)
+		python3 "$SOAK_CHECK" plain "$n" "$SOAK_DIR/socks-plain-$n.json" cca_cubic "$rto" ||
+			rc=1
+	done
+	[ $rc = 0 ] || fail soak_knobs_restored "connections not on the one rule's CCA, or with an earlier rule's min_rto (issue 9, defect 8)"
 }
 
 test_soak_modules_unload() {

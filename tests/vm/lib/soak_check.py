@@ -12,6 +12,10 @@
   soak_check.py forced NS MIGRATE SOCKS CCAS
       The same after `migrate force` twice: nothing refused or migrated by
       the second pass, every unpinned connection with a rule on its CCA.
+  soak_check.py plain NS SOCKS CCA MIN_RTO_US
+      After a policy of one rule without knobs ("default cca CCA") and
+      migrate force: every unpinned connection on CCA, with the kernel's
+      minimum RTO (no knob of an earlier rule left behind).
   soak_check.py sum KEY FILE...
       The sum of KEY over JSON stats files (missing files and keys: 0).
 
@@ -133,6 +137,22 @@ def check_forced(ns, m, socks, table):
     return report(ns, m, kinds, problems)
 
 
+def check_plain(ns, socks, cca, min_rto):
+    problems = []
+    unpinned = [s for s in socks if not s["pinned"]]
+    for s in unpinned:
+        if s["cca"] != cca:
+            problems.append("not on %s: %s" % (cca, describe(s)))
+        elif s.get("min_rto_us") != min_rto:
+            problems.append("min_rto %s us, not the kernel's %d: %s" %
+                            (s.get("min_rto_us"), min_rto, describe(s)))
+    print("%s: %d unpinned connections, %d on %s with the kernel's min_rto" %
+          (ns, len(unpinned), len(unpinned) - len(problems), cca))
+    for p in problems:
+        print("  " + p)
+    return 1 if problems else 0
+
+
 def main(argv):
     if argv[1] == "sum":
         total = 0
@@ -143,6 +163,8 @@ def main(argv):
                 pass
         print(total)
         return 0
+    if argv[1] == "plain":
+        return check_plain(argv[2], load(argv[3]), argv[4], int(argv[5]))
     ns, m, socks, table = argv[2], load(argv[3]), load(argv[4]), cca_table(load(argv[5]))
     if argv[1] == "sockets":
         return check_sockets(ns, m, socks, table)
