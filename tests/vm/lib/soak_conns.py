@@ -17,6 +17,13 @@
       replaced now and then; --cc-prob of the connections set
       TCP_CONGESTION first (pinned) to one of --cc.
 
+  soak_conns.py queue-server PORT BACKLOG
+      listen on PORT (dual-stack) and never accept: children stay in the
+      accept queue until the process is killed (at most 60 s)
+  soak_conns.py queue-client ADDR:PORT N READY SECONDS
+      for SECONDS: open up to N connections to it, touch READY, hold them
+      until the listener's end resets them, remove READY, and again
+
 Both write their counts to STATS (JSON) every second, stop churning at
 --seconds, write the counts again (the client adds "held", the number of
 connections it keeps), then hold what they have open until
@@ -32,6 +39,7 @@ import selectors
 import signal
 import socket
 import struct
+import sys
 import time
 
 SHORT, LONG, BULK = b"S", b"L", b"B"
@@ -339,7 +347,51 @@ def client(args):
             write_stats(args.stats, st)
 
 
+def queue_server(port, backlog):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("::", port))
+    s.listen(backlog)
+    time.sleep(60)
+
+
+def queue_client(target, n, ready, seconds):
+    fam, host, port = parse_target(target)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        held = []
+        for _ in range(n):
+            c = socket.socket(fam, socket.SOCK_STREAM)
+            c.settimeout(3)
+            try:
+                c.connect((host, port))
+            except OSError:
+                c.close()
+                break
+            held.append(c)
+        if not held:
+            time.sleep(0.2)
+            continue
+        open(ready, "w").close()
+        try:
+            held[0].settimeout(max(0.1, deadline - time.monotonic()))
+            held[0].recv(1)
+        except OSError:
+            pass
+        os.unlink(ready)
+        for c in held:
+            c.close()
+
+
 def main():
+    if sys.argv[1] == "queue-server":
+        queue_server(int(sys.argv[2]), int(sys.argv[3]))
+        return
+    if sys.argv[1] == "queue-client":
+        queue_client(sys.argv[2], int(sys.argv[3]), sys.argv[4],
+                     float(sys.argv[5]))
+        return
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["server", "client"])
     p.add_argument("spec")

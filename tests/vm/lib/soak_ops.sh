@@ -506,3 +506,56 @@ soak_netns_worker() {
 	done
 	soak_stats "$name"
 }
+
+# soak_queue_worker MAX: a listener in sb that never accepts, its accept
+# queue filled from sa (up to 150 children), killed while migrate, drain
+# or a log walk run over those children, several times in a row: the race
+# of issue 9, defect 2 (a migration that locks a child still in the queue
+# meets inet_csk_listen_stop(), which WARNs)
+soak_queue_worker() {
+	local max=$1 name=queue i k spid cpid mpid ready=$SOAK_DIR/queue.ready
+	soak_seed "$name"
+	rm -f "$ready"
+	ip netns exec sa python3 "$SOAK_CONNS" queue-client "$PAIR_B_IP:5104" 150 "$ready" \
+		$((SOAK_DEADLINE - EPOCHSECONDS)) &
+	cpid=$!
+	for ((i = 0; i < max; i++)); do
+		soak_going || break
+		ip netns exec sb python3 "$SOAK_CONNS" queue-server 5104 300 &
+		spid=$!
+		for _ in $(seq 100); do
+			[ ! -e "$ready" ] || break
+			soak_sleep 0.1
+		done
+		(
+			for k in 1 2 3 4 5 6; do
+				case $((RANDOM % 5)) in
+				0) soak_ccactl "$name" sb migrate force ;;
+				1) soak_ccactl "$name" sb cca drain cca_dctcp to cubic force ;;
+				2) soak_ccactl "$name" sb log add all ;;
+				*) soak_ccactl "$name" sb migrate ;;
+				esac
+			done
+		) &
+		mpid=$!
+		# somewhere in those six operations (each takes a second or so)
+		soak_pause 3000
+		if [ -e "$ready" ]; then
+			soak_count filled
+			soak_log "$name" "kill the listener, its queue filled"
+		else
+			soak_log "$name" "kill the listener, its queue not filled yet"
+		fi
+		kill -9 $spid
+		wait $mpid $spid 2>/dev/null
+		soak_count rounds
+		# the client saw the reset before the next round
+		for _ in $(seq 50); do
+			[ -e "$ready" ] || break
+			soak_sleep 0.1
+		done
+	done
+	kill -9 $cpid 2>/dev/null
+	wait $cpid 2>/dev/null
+	soak_stats "$name"
+}
