@@ -16,8 +16,10 @@
       After a policy of one rule without knobs ("default cca CCA") and
       migrate force: every unpinned connection on CCA, with the kernel's
       minimum RTO (no knob of an earlier rule left behind).
-  soak_check.py sum KEY FILE...
-      The sum of KEY over JSON stats files (missing files and keys: 0).
+  soak_check.py summary DIR SEED SECONDS
+      What the soak did, from the workers' counts in DIR: the JSON files of
+      the clients and servers, the "key value" .stats files of the other
+      workers, and their .refused lists.
 
 Prints one line per namespace and, on failure, the connections concerned;
 exit status 1 if a check fails.
@@ -155,16 +157,83 @@ def check_plain(ns, socks, cca, min_rto):
     return 1 if problems else 0
 
 
+def sums(paths, parse):
+    """Every key of the files, summed; missing or half-written files skipped."""
+    total = {}
+    for path in paths:
+        try:
+            with open(path) as f:
+                items = parse(f)
+        except (OSError, ValueError):
+            continue
+        for k, v in items:
+            total[k] = total.get(k, 0) + v
+    return total
+
+
+def json_items(f):
+    return list(json.load(f).items())
+
+
+def stats_items(f):
+    return [(k, int(v)) for k, v in (line.split() for line in f if line.strip())]
+
+
+def summary(d, seed, seconds):
+    import glob
+    import collections
+
+    def js(pattern):
+        return collections.defaultdict(int, sums(sorted(glob.glob(d + "/" + pattern)), json_items))
+
+    def st(pattern):
+        return collections.defaultdict(int, sums(sorted(glob.glob(d + "/" + pattern)), stats_items))
+
+    c = js("*client-*.json")
+    s = js("*server-*.json")
+    held = js("client-s[ab].json")["held"]
+    pol, scope, log, cca, q, ns, every = (st("policy-*.stats"), st("scope-*.stats"),
+                                          st("log.stats"), st("cca.stats"), st("queue.stats"),
+                                          st("netns.stats"), st("*.stats"))
+    reader = st("reader.stats")
+    a4, a6 = c["short_v4"] + c["long_v4"], c["short_v6"] + c["long_v6"]
+    p4, p6 = s["accepted_v4"], s["accepted_v6"]
+    out = [
+        "soak summary (seed %s):" % seed,
+        "  seconds: %s" % seconds,
+        "  connections churned: %d active (IPv4 %d, IPv6 %d), %d passive (IPv4 %d, IPv6 %d);"
+        " pinned %d, aborted %d, refused %d, failed %d, held at the end %d" %
+        (a4 + a6, a4, a6, p4 + p6, p4, p6, c["pinned"], c["aborted"], c["refused"],
+         c["failed"], held),
+        "  listeners: %d closed and reopened, %d closed after not accepting for a while,"
+        " %d periods not accepting" % (s["listener_cycles"], s["closed_lazy"], s["lazy_periods"]),
+        "  policy commits: %d (rollbacks %d), migrate runs %d" %
+        (pol["commits"], pol["rollbacks"], pol["migrates"]),
+        "  scope loads: %d" % scope["scope_loads"],
+        "  log add all/filter: %d, log del all: %d" % (log["log_add"], log["log_del"]),
+        "  drains: %d; rmmod: %d done, %d refused as in use; loads: %d by modprobe/insmod,"
+        " %d found loaded by the kernel meanwhile" %
+        (cca["drains"], cca["rmmod_ok"], cca["rmmod_busy"], cca["loads"], cca["autoloaded"]),
+        "  accept queues: %d listeners killed while migrate/drain/log ran, %d of them with"
+        " a filled queue" % (q["rounds"], q["filled"]),
+        "  namespaces: %d created, %d deleted" % (ns["netns_created"], ns["netns_deleted"]),
+        "  ccactl calls: %d, refused by the kernel %d, namespace gone %d, unexpected %d;"
+        " ss dumps %d" % (every["ops"], every["refused"], every["ns_gone"], every["bad"],
+                          reader["ss"]),
+        "  refusals by reason:",
+    ]
+    reasons = collections.Counter()
+    for path in glob.glob(d + "/*.refused"):
+        with open(path) as f:
+            reasons.update(line.strip() for line in f if line.strip())
+    out += ["    %5d %s" % (n, r) for r, n in reasons.most_common(12)]
+    print("\n".join(out))
+    return 0
+
+
 def main(argv):
-    if argv[1] == "sum":
-        total = 0
-        for path in argv[3:]:
-            try:
-                total += load(path).get(argv[2], 0)
-            except (OSError, ValueError):
-                pass
-        print(total)
-        return 0
+    if argv[1] == "summary":
+        return summary(argv[2], argv[3], argv[4])
     if argv[1] == "plain":
         return check_plain(argv[2], load(argv[3]), argv[4], int(argv[5]))
     ns, m, socks, table = argv[2], load(argv[3]), load(argv[4]), cca_table(load(argv[5]))

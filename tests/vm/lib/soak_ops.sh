@@ -370,6 +370,7 @@ soak_cca_worker() {
 		eph=()
 		[ ! -s "$SOAK_EPH_LIST" ] || mapfile -t eph <"$SOAK_EPH_LIST"
 		for n in sa sb "${eph[@]}"; do
+			soak_going || break
 			opt=()
 			if soak_chance 50; then
 				soak_pick reno cubic cca_cubic cca_dctcp
@@ -461,12 +462,12 @@ soak_netns_worker() {
 		echo "$n" >>"$SOAK_EPH_LIST"
 		life=$((3 + RANDOM % 8))
 		# not through ns(): $! must be the process itself
-		ip netns exec "$n" nice -n "$SOAK_NICE" python3 "$SOAK_CONNS" server \
+		ip netns exec "$n" python3 "$SOAK_CONNS" server \
 			4:6101,6:6102,d:6103 "$SOAK_DIR/eph-server-$i.json" \
 			--seed $((SOAK_SEED + i)) --seconds 60 --hold 5 &
 		pids=$!
 		soak_sleep 0.3
-		ip netns exec "$n" nice -n "$SOAK_NICE" python3 "$SOAK_CONNS" client \
+		ip netns exec "$n" python3 "$SOAK_CONNS" client \
 			"$SOAK_TARGETS" "$SOAK_DIR/eph-client-$i.json" \
 			--seed $((SOAK_SEED + 1000 + i)) --seconds 60 --hold 5 \
 			--long 4 --bulk 1 --cc reno,cca_dcndelay,cca_xregion --cc-prob 0.2 &
@@ -524,11 +525,12 @@ soak_queue_worker() {
 		ip netns exec sb python3 "$SOAK_CONNS" queue-server 5104 300 &
 		spid=$!
 		for _ in $(seq 100); do
-			[ ! -e "$ready" ] || break
+			if [ -e "$ready" ] || ! soak_going; then break; fi
 			soak_sleep 0.1
 		done
 		(
 			for k in 1 2 3 4 5 6; do
+				soak_going || break
 				case $((RANDOM % 5)) in
 				0) soak_ccactl "$name" sb migrate force ;;
 				1) soak_ccactl "$name" sb cca drain cca_dctcp to cubic force ;;
