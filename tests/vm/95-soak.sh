@@ -16,7 +16,7 @@
 #     retried and counted), then modprobe or insmod;
 #   - the servers close and reopen their listeners, some while children
 #     wait unaccepted in the accept queue; and a listener in sb that never
-#     accepts has its queue filled from sa (up to 150 children) and is killed
+#     accepts has its queue filled from sa (up to 120 children) and is killed
 #     while migrate, drain or a log walk runs in sb;
 #   - namespaces seN with a policy, scope table and log selection of their
 #     own, and connections (over loopback, and to sb over a veth), created
@@ -196,7 +196,7 @@ test_soak_run() {
 	for n in sa sb; do
 		ip netns exec "$n" python3 "$SOAK_CONNS" server \
 			4:5101,6:5102,d:5103 "$SOAK_DIR/server-$n.json" --seed "$SOAK_SEED" \
-			--seconds "$SOAK_SECONDS" --hold $SOAK_HOLD &
+			--until "$SOAK_DEADLINE" --hold $SOAK_HOLD &
 		echo "$! server-$n" >>"$SOAK_DIR/churn"
 	done
 	for p in $SOAK_PORTS; do
@@ -205,13 +205,13 @@ test_soak_run() {
 	ip netns exec sa python3 "$SOAK_CONNS" client \
 		"$PAIR_B_IP:5101,[$PAIR_B_IP6]:5102,$PAIR_B_IP:5103,[$PAIR_B_IP6]:5103" \
 		"$SOAK_DIR/client-sa.json" --seed $((SOAK_SEED + 1)) \
-		--seconds "$SOAK_SECONDS" --hold $SOAK_HOLD --max $((SOAK_SECONDS * 200)) \
+		--until "$SOAK_DEADLINE" --hold $SOAK_HOLD --max $((SOAK_SECONDS * 200)) \
 		--long 8 --bulk 2 --cc reno,cubic,cca_dctcp,cca_dcndelay &
 	echo "$! client-sa" >>"$SOAK_DIR/churn"
 	ip netns exec sb python3 "$SOAK_CONNS" client \
 		"$PAIR_A_IP:5101,[$PAIR_A_IP6]:5102,$PAIR_A_IP:5103,[$PAIR_A_IP6]:5103" \
 		"$SOAK_DIR/client-sb.json" --seed $((SOAK_SEED + 2)) \
-		--seconds "$SOAK_SECONDS" --hold $SOAK_HOLD --max $((SOAK_SECONDS * 200)) \
+		--until "$SOAK_DEADLINE" --hold $SOAK_HOLD --max $((SOAK_SECONDS * 200)) \
 		--long 6 --bulk 1 --cc cca_xregion,reno &
 	echo "$! client-sb" >>"$SOAK_DIR/churn"
 

@@ -24,11 +24,11 @@
       for SECONDS: open up to N connections to it, touch READY, hold them
       until the listener's end resets them, remove READY, and again
 
-Both write their counts to STATS (JSON) every second, stop churning at
---seconds, write the counts again (the client adds "held", the number of
-connections it keeps), then hold what they have open until
-SIGTERM or --hold more seconds, and exit. Every random choice comes from
---seed.
+The server and the client write their counts to STATS (JSON) every
+second, stop churning after --seconds (or at the epoch time --until),
+write the counts again (the client adds "held", the number of connections
+it keeps), then hold what they have open until SIGTERM or --hold more
+seconds, and exit. Every random choice comes from --seed.
 """
 import argparse
 import errno
@@ -67,6 +67,14 @@ def write_stats(path, stats):
     with open(tmp, "w") as f:
         json.dump(stats, f, sort_keys=True)
     os.replace(tmp, path)
+
+
+def churn_deadline(args):
+    """--until (the wall clock's epoch seconds, shared with the other
+    workers) or --seconds from now, on the monotonic clock."""
+    if args.until:
+        return time.monotonic() + args.until - time.time()
+    return time.monotonic() + args.seconds
 
 
 # ---- server ----------------------------------------------------------------
@@ -127,7 +135,7 @@ def server(args):
     conns = {}  # socket -> [request kind or None, header bytes, bytes due]
     for ls in listeners:
         ls.open()
-    deadline = time.monotonic() + args.seconds
+    deadline = churn_deadline(args)
     hold_end = None
     next_cycle = time.monotonic() + rnd.uniform(0.3, 1.0)
     next_stats = 0.0
@@ -262,7 +270,7 @@ def client(args):
           "failed": 0, "refused": 0, "aborted": 0, "pinned": 0,
           "cc_failed": 0, "replaced": 0, "bytes_out": 0}
     pool = []  # [socket, bulk]
-    deadline = time.monotonic() + args.seconds
+    deadline = churn_deadline(args)
 
     def connect(kind):
         fam, host, port = rnd.choice(targets)
@@ -398,6 +406,7 @@ def main():
     p.add_argument("stats")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--seconds", type=float, default=60)
+    p.add_argument("--until", type=float, default=0)
     p.add_argument("--hold", type=float, default=120)
     p.add_argument("--max", type=int, default=100000)
     p.add_argument("--long", type=int, default=8)
