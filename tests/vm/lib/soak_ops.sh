@@ -543,8 +543,9 @@ soak_queue_worker() {
 			done
 		) &
 		mpid=$!
-		# somewhere in those six operations (each takes a second or so)
-		soak_pause 3000
+		# during the first operations (each takes a second or so here; the
+		# walk over the queue is part of it)
+		soak_pause 1500
 		if [ -e "$ready" ]; then
 			soak_count filled
 			soak_log "$name" "kill the listener, its queue filled"
