@@ -35,9 +35,9 @@
 #   soak_listeners_on_rule    every listener is on the CCA a listener opened
 #                             now gets, as the soak left them and after one
 #                             more change of that CCA
-#   soak_knobs_restored       after a last policy "default cca cca_cubic",
-#                             every unpinned connection is on it with the
-#                             kernel's minimum RTO
+#   soak_knobs_restored       after "default cca cca_cubic min_rto 5ms" and
+#                             then "default cca cca_cubic", every unpinned
+#                             connection is on it with the kernel's min RTO
 #   soak_modules_unload       with everything stopped, drained and the
 #                             namespaces gone, every ccaas module unloads
 #   soak_slab_caches          no extension slab cache of a CCA is left
@@ -406,12 +406,15 @@ after one more policy change and migrate:${SOAK_BAD:- all right}"
 
 # Last, one rule without knobs for everything: every connection moves to
 # it, and keeps no knob of an earlier rule (issue 9, defect 8: min_rto is
-# never restored).
+# never restored). Whatever the soak's last rules were, the one before it
+# sets min_rto 5ms.
 test_soak_knobs_restored() {
 	local n rc=0 f=$SOAK_DIR/plain.policy rto out=$SOAK_DIR/check.out
 	: >"$out"
-	echo "default cca cca_cubic" >"$f"
 	for n in sa sb; do
+		echo "default cca cca_cubic min_rto 5ms" >"$f"
+		"$CCACTL" -n "$n" policy apply "$f" force >/dev/null || return 1
+		echo "default cca cca_cubic" >"$f"
 		"$CCACTL" -n "$n" policy apply "$f" force >/dev/null &&
 			"$CCACTL" -n "$n" migrate force >/dev/null &&
 			"$CCACTL" -n "$n" -j sock show >"$SOAK_DIR/socks-plain-$n.json" || return 1
