@@ -16,6 +16,11 @@
       After a policy of one rule without knobs ("default cca CCA") and
       migrate force: every unpinned connection on CCA, with the kernel's
       minimum RTO (no knob of an earlier rule left behind).
+  soak_check.py kmemleak BASE FILE...
+      The kmemleak reports of FILEs (contents of /sys/kernel/debug/kmemleak
+      after a scan) that BASE did not have: printed; exit status 1 if one
+      names ccaas code (a module's frames have names only while it is
+      loaded: scan before the unload too).
   soak_check.py summary DIR SEED SECONDS
       What the soak did, from the workers' counts in DIR: the JSON files of
       the clients and servers, the "key value" .stats files of the other
@@ -25,6 +30,7 @@ Prints one line per namespace and, on failure, the connections concerned;
 exit status 1 if a check fails.
 """
 import json
+import re
 import sys
 
 # In-tree CCAs that ask for ECN, and their fallback ops.
@@ -231,7 +237,38 @@ def summary(d, seed, seconds):
     return 0
 
 
+def leak_blocks(path):
+    """address -> text of each kmemleak report in path."""
+    blocks, cur = {}, None
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("unreferenced object"):
+                    cur = line.split()[2]
+                    blocks[cur] = line
+                elif cur:
+                    blocks[cur] += line
+    except OSError:
+        pass
+    return blocks
+
+
+def kmemleak(base, paths):
+    old = leak_blocks(base)
+    new = {}
+    for p in paths:
+        new.update({a: b for a, b in leak_blocks(p).items() if a not in old})
+    ours = [b for b in new.values() if re.search(r"ccaas|tcp_cca|cca_", b)]
+    print("kmemleak: %d new reports since the soak began, %d naming ccaas" %
+          (len(new), len(ours)))
+    for b in ours[:4]:
+        print(b.rstrip())
+    return 1 if ours else 0
+
+
 def main(argv):
+    if argv[1] == "kmemleak":
+        return kmemleak(argv[2], argv[3:])
     if argv[1] == "summary":
         return summary(argv[2], argv[3], argv[4])
     if argv[1] == "plain":
