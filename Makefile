@@ -11,6 +11,7 @@
 #   make bench                benchmarks in VMs (bench/README.md; bench/run.sh -h)
 #   make fuzz                 the netlink fuzzer for longer (tests/vm/90-fuzz.sh):
 #                             FUZZ_SECONDS (1800), FUZZ_MESSAGES, FUZZ_SEED, KERNELS
+#   make soak SOAK_SECONDS=600 [SOAK_SEED=N]   the race soak, longer (sanitizer kernel)
 
 include scripts/versions.conf
 
@@ -22,7 +23,7 @@ VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PINNED := $(KVER_6_1) $(KVER_6_12)
 
-.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install bench demo fuzz
+.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install bench demo fuzz soak
 
 all: modules
 
@@ -67,6 +68,19 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_MESSAGES=$(FUZZ_MESSAGES) FUZZ_SEED=$(FUZZ_SEED) \
 		CCAAS_VM_FILE_TIMEOUT_MIN=$$(($(FUZZ_SECONDS) + 300)) \
 		SUITES=vm T=90-fuzz scripts/check.sh
+
+# The race soak of tests/vm/95-soak.sh (2.5 min in `make check`) for
+# SOAK_SECONDS, on each kernel line. The guest reads the duration and seed
+# from build/soak.env, there for this run only; the file's time limit is
+# the soak plus the 150 s its setup and checks may take (SOAK_RESERVE).
+SOAK_SECONDS ?= 600
+soak:
+	@mkdir -p build
+	@trap 'rm -f build/soak.env' EXIT; \
+	{ echo SOAK_SECONDS=$(SOAK_SECONDS); \
+	  $(if $(SOAK_SEED),echo SOAK_SEED=$(SOAK_SEED);) } > build/soak.env; \
+	CCAAS_VM_FILE_TIMEOUT_MIN=$$(($(SOAK_SECONDS) + 150)) SUITES=vm T=95-soak \
+		scripts/check.sh
 
 checkpatch:
 	scripts/checkpatch.sh

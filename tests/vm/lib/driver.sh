@@ -70,6 +70,7 @@ for f in "$@"; do
 	[ "$limit" -ge "${CCAAS_VM_FILE_TIMEOUT_MIN:-0}" ] || limit=$CCAAS_VM_FILE_TIMEOUT_MIN
 	echo "=== $name (limit $limit s)"
 	echo "@start $name" >>"$CCAAS_RESULTS_FILE"
+	export CCAAS_VM_FILE_LIMIT=$limit
 	# timeout runs the file in a process group of its own and kills it all
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	timeout -k 5 "$limit" bash -c '. "$1" && . "$2" && ccaas_run_tests "$2"' \
