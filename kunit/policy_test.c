@@ -636,6 +636,10 @@ static void knobs_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rule->init_cwnd, 20U);
 }
 
+/* The netlink handlers' answer for a CCA no module provides (netlink.c). */
+#define UNKNOWN_CCA_MSG \
+	"unknown congestion control: none loaded by that name (ccaas loads no module for a request)"
+
 static void matches_checked(struct kunit *test)
 {
 	static const struct {
@@ -658,7 +662,7 @@ static void matches_checked(struct kunit *test)
 		{ "locality dc local_len 8 cca reno",
 		  "bad local prefix: it needs both an address and a length" },
 		{ "locality dc", "a rule needs a CCA" },
-		{ "locality dc cca no_such_cca", "unknown congestion control" },
+		{ "locality dc cca no_such_cca", UNKNOWN_CCA_MSG },
 	};
 	struct pol *p = test->priv;
 	unsigned int i;

@@ -239,9 +239,10 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
 			 u32 generation)
 {
+	const struct tcp_congestion_ops *cur = inet_csk(sk)->icsk_ca_ops;
+
 	ccaas_sk_apply_min_rto(sk, rule);
-	if (rule->cca.cca && ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops,
-					     rule->cca.ops))
+	if (rule->cca.cca && ccaas_ops_on_cca(cur, rule->cca.ops))
 		ccaas_sk_fill_header(sk, rule, generation);
 }
 
