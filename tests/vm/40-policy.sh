@@ -56,13 +56,13 @@ test_policy_set_show() {
 	netns_add pol_s || return 1
 	[ "$(pol pol_s policy set default cca cubic)" = "generation 1" ] &&
 		[ "$(pol pol_s policy set locality dc cca cca_dctcp param shift_g=5 min_rto 1ms init_cwnd 20)" = "generation 2" ] &&
-		[ "$(pol pol_s policy set locality xregion region 3 cca dctcp tso_segs 4 no_migrate)" = "generation 3" ] &&
+		[ "$(pol pol_s policy set locality xregion region 3 cca cca_dctcp tso_segs 4 no_migrate)" = "generation 3" ] &&
 		[ "$(pol pol_s policy set locality dc dc 7 local 10.1.0.0/16 cca reno min_rto 1.5ms)" = "generation 4" ] &&
 		[ "$(pol pol_s policy set locality rack local fd00:1::/32 cca cubic)" = "generation 5" ] ||
 		fail policy_set_show "a set failed" || return 1
 	# most specific first; times in their shortest exact unit
 	want='locality dc dc 7 local 10.1.0.0/16 cca reno min_rto 1500us
-locality xregion region 3 cca dctcp tso_segs 4
+locality xregion region 3 cca cca_dctcp tso_segs 4
 locality rack local fd00:1::/32 cca cubic
 locality dc cca cca_dctcp param shift_g=5 min_rto 1ms init_cwnd 20
 default cca cubic'
@@ -271,7 +271,7 @@ test_policy_history_trimmed() {
 	{ echo 65 >"$HIST"; } 2>/dev/null && st=1
 	echo 4 >"$HIST" || st=1
 	for i in 1 2 3 4 5 6; do
-		pol pol_t policy set default cca reno init_cwnd $((10 + i)) >/dev/null || st=1
+		pol pol_t policy set default cca cca_dctcp init_cwnd $((10 + i)) >/dev/null || st=1
 	done
 	pol pol_t -j policy history | json_is '[g["generation"] for g in j] == [3, 4, 5, 6]' || st=1
 	expect policy_history_trimmed 2 "Error: generation no longer kept (see policy history)" \
