@@ -47,7 +47,8 @@ file_limit() {
 	l=$(sed -nE 's/^# vm-timeout: *([0-9]+).*/\1/p' "$1" | head -n 1)
 	l=${l:-${CCAAS_VM_FILE_TIMEOUT:-300}}
 	# CCAAS_VM_FILE_TIMEOUT_MIN: a floor for longer runs (make fuzz)
-	echo $((l > m ? l : m))
+	l=$((l > m ? l : m))
+	echo $((l * ${time_scale:-1}))
 }
 
 # select_files KVER: set files (the test files for KVER, in order) and
@@ -58,6 +59,10 @@ file_limit() {
 select_files() {
 	local f
 	files=()
+	# The sanitizer kernel is about five times slower: its files get
+	# three times their limits (CCAAS_VM_TIME_SCALE in the guest).
+	time_scale=1
+	[ "$1" != "$KVER_DEBUG" ] || time_scale=3
 	for f in "$vmdir"/[0-9][0-9]-*.sh; do
 		[ -f "$f" ] || continue
 		if [ "$1" = "$KVER_DEBUG" ]; then
@@ -186,6 +191,7 @@ run_kernel() {
 	"$root/scripts/vm-run.sh" $q -t "$vm_limit" -m "$mem" -d "$rundir" "${pass[@]}" \
 		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
 		-e "CCACTL=$root/tools/ccactl/ccactl" -e "CCAAS_YNL=$ynl" \
+		-e "CCAAS_VM_TIME_SCALE=$time_scale" \
 		-e "CCAAS_VM_FILE_TIMEOUT=${CCAAS_VM_FILE_TIMEOUT:-300}" \
 		-e "CCAAS_VM_PATTERN=$pattern" \
 		"$kver" -- "$vmdir/lib/driver.sh" "${files[@]}" 2>"$log" |

@@ -68,6 +68,7 @@ for f in "$@"; do
 	limit=$(sed -nE 's/^# vm-timeout: *([0-9]+).*/\1/p' "$f" | head -n 1)
 	limit=${limit:-${CCAAS_VM_FILE_TIMEOUT:-300}}
 	[ "$limit" -ge "${CCAAS_VM_FILE_TIMEOUT_MIN:-0}" ] || limit=$CCAAS_VM_FILE_TIMEOUT_MIN
+	limit=$((limit * ${CCAAS_VM_TIME_SCALE:-1}))
 	echo "=== $name (limit $limit s)"
 	echo "@start $name" >>"$CCAAS_RESULTS_FILE"
 	export CCAAS_VM_FILE_LIMIT=$limit
