@@ -161,7 +161,7 @@ def scenarios(h):
                          lambda: h.do("policy_apply", b"")),
         # the generation before the one in force (history keeps a few)
         "policy_rollback": ("policy_rollback",
-                            u32("CCAAS_A_POLICY_GENERATION", h.generation() - 1),
+                            u32("CCAAS_A_POLICY_GENERATION", max(h.generation() - 1, 1)),
                             {"policy", "history"}, None),
         "scope_add": ("scope_add",
                       attr(E["CCAAS_A_SCOPE_ADDR"], bytes([10, 9, 0, 0])) +
