@@ -159,9 +159,11 @@ def scenarios(h):
                               param("alpha_on_init", 512)),
                          {"policy", "history"},
                          lambda: h.do("policy_apply", b"")),
-        # the generation before the one in force (history keeps a few)
+        # the generation before the one in force, at each attempt: every
+        # accepted rollback commits one, and history keeps only a few
         "policy_rollback": ("policy_rollback",
-                            u32("CCAAS_A_POLICY_GENERATION", max(h.generation() - 1, 1)),
+                            lambda: u32("CCAAS_A_POLICY_GENERATION",
+                                        max(h.generation() - 1, 1)),
                             {"policy", "history"}, None),
         "scope_add": ("scope_add",
                       attr(E["CCAAS_A_SCOPE_ADDR"], bytes([10, 9, 0, 0])) +
@@ -189,7 +191,9 @@ def run(h, name, cmd, payload, changes, undo):
     errs = {}
     for k in range(1, MAX_FAULTS + 1):
         before = h.state()
-        err, msg, injected = h.do(cmd, payload, fail_nth=k)
+        # a payload may depend on the state (rollback: the generation before)
+        body = payload() if callable(payload) else payload
+        err, msg, injected = h.do(cmd, body, fail_nth=k)
         after = h.state()
         if not injected:
             # the request ran to its end without reaching point k
