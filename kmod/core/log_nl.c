@@ -82,18 +82,31 @@ static int ccaas_log_request(struct genl_info *info, bool all)
 	return n;
 }
 
-static int ccaas_log_reply(struct genl_info *info, u8 cmd,
-			   const struct ccaas_logsel_stats *st)
+/*
+ * The reply is allocated before the selection changes, so that a request
+ * that fails has changed nothing; it is filled and sent once it has.
+ */
+static struct sk_buff *ccaas_log_reply_new(struct genl_info *info, u8 cmd,
+					   void **hdr)
 {
 	struct sk_buff *msg;
-	void *hdr;
 
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0, cmd);
-	if (!hdr ||
-	    nla_put_u32(msg, CCAAS_A_LOG_LOGGING, st->logging) ||
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int ccaas_log_reply_send(struct sk_buff *msg, void *hdr,
+				struct genl_info *info,
+				const struct ccaas_logsel_stats *st)
+{
+	if (nla_put_u32(msg, CCAAS_A_LOG_LOGGING, st->logging) ||
 	    nla_put_u32(msg, CCAAS_A_LOG_OTHER_CCA, st->other_cca) ||
 	    nla_put_u32(msg, CCAAS_A_LOG_STOPPED, st->stopped)) {
 		nlmsg_free(msg);
@@ -179,11 +192,16 @@ int ccaas_nl_log_add_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct ccaas_logsel *old;
 	struct ccaas_logsel_stats st;
 	struct ccaas_logsel *sel;
+	struct sk_buff *msg;
+	void *hdr;
 	int n, err;
 
 	n = ccaas_log_request(info, all);
 	if (n < 0)
 		return n;
+	msg = ccaas_log_reply_new(info, CCAAS_CMD_LOG_ADD, &hdr);
+	if (!msg)
+		return -ENOMEM;
 
 	mutex_lock(&cn->lock);
 	old = rcu_dereference_protected(cn->log.sel, lockdep_is_held(&cn->lock));
@@ -210,7 +228,11 @@ int ccaas_nl_log_add_doit(struct sk_buff *skb, struct genl_info *info)
 	err = 0;
 out:
 	mutex_unlock(&cn->lock);
-	return err ?: ccaas_log_reply(info, CCAAS_CMD_LOG_ADD, &st);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return ccaas_log_reply_send(msg, hdr, info, &st);
 }
 
 /* @old without the cookies of @info; each must be selected. */
@@ -257,11 +279,16 @@ int ccaas_nl_log_del_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct ccaas_logsel *old;
 	struct ccaas_logsel_stats st;
 	struct ccaas_logsel *sel = NULL;
+	struct sk_buff *msg;
+	void *hdr;
 	int n, err;
 
 	n = ccaas_log_request(info, all);
 	if (n < 0)
 		return n;
+	msg = ccaas_log_reply_new(info, CCAAS_CMD_LOG_DEL, &hdr);
+	if (!msg)
+		return -ENOMEM;
 
 	mutex_lock(&cn->lock);
 	old = rcu_dereference_protected(cn->log.sel, lockdep_is_held(&cn->lock));
@@ -291,7 +318,11 @@ int ccaas_nl_log_del_doit(struct sk_buff *skb, struct genl_info *info)
 	err = 0;
 out:
 	mutex_unlock(&cn->lock);
-	return err ?: ccaas_log_reply(info, CCAAS_CMD_LOG_DEL, &st);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return ccaas_log_reply_send(msg, hdr, info, &st);
 }
 
 static int ccaas_log_get_fill(struct sk_buff *msg,
