@@ -63,15 +63,6 @@ on_cca() {
 	ns a ss -tinH state established "( dport = :$BPF_PORT )" | grep -c " $1 "
 }
 
-# counts JSON-REPLY KEY...: the values of KEYs in a migrate reply
-counts() {
-	local json=$1
-	shift
-	echo "$json" | python3 -c 'import json, sys
-j = json.load(sys.stdin)
-print(" ".join(str(j.get(k, "-")) for k in sys.argv[1:]))' "$@"
-}
-
 # refused NAME CMD...: CMD (ccactl) exits 2 with an `Error:` naming BPF
 refused() {
 	local name=$1 out rc

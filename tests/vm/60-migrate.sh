@@ -41,15 +41,6 @@ on_cca() {
 	ns a ss -tinH state established "( dport = :$MIG_PORT )" | grep -c " $1 "
 }
 
-# counts JSON-REPLY KEY...: the values of KEYs in a migrate reply
-counts() {
-	local json=$1
-	shift
-	echo "$json" | python3 -c 'import json, sys
-j = json.load(sys.stdin)
-print(" ".join(str(j.get(k, "-")) for k in sys.argv[1:]))' "$@"
-}
-
 test_migrate_follows_policy_idempotent() {
 	local out
 	mig_setup || return 1

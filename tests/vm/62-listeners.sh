@@ -35,15 +35,6 @@ listener_cca() {
 	ns ls_b ss -ltinH "( sport = :$1 )" | sed -nE 's/^[[:space:]]+([A-Za-z0-9_-]+) .*/\1/p'
 }
 
-# counts JSON-REPLY KEY...: the values of KEYs in a migrate reply
-counts() {
-	local json=$1
-	shift
-	echo "$json" | python3 -c 'import json, sys
-j = json.load(sys.stdin)
-print(" ".join(str(j.get(k, "-")) for k in sys.argv[1:]))' "$@"
-}
-
 # ecn_conn CCA: connect from ls_a to ls_b's LS_PORT on CCA (asking for ECN
 # if it needs ECN), hold it; print its `ss -tei` line once established
 ecn_conn() {

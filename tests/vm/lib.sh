@@ -203,6 +203,17 @@ wait_port() {
 	return 1
 }
 
+# ---- ccactl replies ---------------------------------------------------------------
+
+# counts JSON-REPLY KEY...: the values of KEYs in a migrate reply
+counts() {
+	local json=$1
+	shift
+	echo "$json" | python3 -c 'import json, sys
+j = json.load(sys.stdin)
+print(" ".join(str(j.get(k, "-")) for k in sys.argv[1:]))' "$@"
+}
+
 # ---- modules -------------------------------------------------------------------------
 
 # _ccaas_insmod NAME: insmod $CCAAS_KO_DIR/NAME.ko unless already loaded
