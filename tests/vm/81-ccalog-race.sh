@@ -89,6 +89,9 @@ while True:
 	load_ccaas tcp_cca_dctcp
 	sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed"
 	echo "unloaded $unloaded times; LOG_GET: $(head -n 1 /tmp/lg_get.out); add/del all: $(head -n 1 /tmp/lg_add.out)"
+	# every walker must have walked (genl_loop.py: "requests N errors E")
+	grep -q '^requests [1-9]' /tmp/lg_get.out && grep -q '^requests [1-9]' /tmp/lg_add.out ||
+		why=${why:-"a walker sent no request"}
 	[ -z "$why" ] && [ $rc = 0 ] && [ $unloaded -gt 0 ] ||
 		fail ccalog_walks_race_unload "${why:-a request failed}: $(cat /tmp/lg_get.out /tmp/lg_add.out)"
 }
