@@ -84,6 +84,38 @@ bool ccaas_ops_logs(const struct tcp_congestion_ops *ops)
 	       ccaas_registry_by_ops(ops);
 }
 
+/*
+ * Reading a socket's CCA ops during a walk. The walk holds a reference on
+ * the socket, not on its CCA's module: once the socket has reached
+ * TCP_CLOSE and been destroyed, its ops are no longer referenced
+ * (inet_csk_destroy_sock(), which warns unless the socket is in TCP_CLOSE,
+ * calls tcp_v4_destroy_sock() -> tcp_cleanup_congestion_control() ->
+ * module_put()), and a drain and rmmod of that CCA may free them. So the
+ * ops are read under RCU, and not at all for a socket in TCP_CLOSE.
+ *
+ * That is enough even without the socket's lock: unloading a CCA
+ * unregisters it with tcp_unregister_congestion_control(), which ends
+ * with synchronize_rcu() before the module can be freed (net/ipv4/
+ * tcp_cong.c, on 6.1 as on 6.12). A read section that began before that
+ * grace period keeps the ops alive to its end; one that began after it
+ * sees the socket's TCP_CLOSE, stored before the module reference was
+ * dropped. The stack's own sock_diag reads icsk_ca_ops the same way
+ * (inet_sk_diag_fill(): rcu_read_lock() and READ_ONCE()), and shares the
+ * one window left to a reader that does not own the socket: a
+ * setsockopt(TCP_CONGESTION) drops the old CCA's reference just before it
+ * stores the new ops (tcp_reinit_congestion_control()).
+ *
+ * Returns the ops of @sk, or NULL for a socket in TCP_CLOSE. RCU is held.
+ */
+static const struct tcp_congestion_ops *
+ccaas_logsel_sk_ops(const struct sock *sk)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "socket ops read without RCU");
+	if (READ_ONCE(sk->sk_state) == TCP_CLOSE)
+		return NULL;
+	return READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+}
+
 struct ccaas_logsel_walk {
 	const struct ccaas_logsel *sel;	/* NULL: nothing selected */
 	unsigned long *live;		/* bit i: sel->cookies[i] is live */
@@ -104,14 +136,26 @@ static bool ccaas_logsel_walk_wants(struct ccaas_logsel_walk *w,
 	return w->sel->all || i >= 0;
 }
 
-/* Set or clear @sk's logged bit; the socket is owned by the caller. */
+/*
+ * Set or clear @sk's logged bit; the socket is owned by the caller, so its
+ * state and CCA cannot change meanwhile.
+ */
 static void ccaas_logsel_apply(struct sock *sk, struct ccaas_logsel_walk *w)
 {
-	u64 cookie = ccaas_sk_cookie(sk);
-	bool want = ccaas_logsel_walk_wants(w, sk, cookie);
 	struct ccaas_sock *cs = ccaas_sock(sk);
+	const struct tcp_congestion_ops *ops;
+	bool want, logs;
+	u64 cookie;
 
-	if (!ccaas_ops_logs(inet_csk(sk)->icsk_ca_ops)) {
+	rcu_read_lock();
+	ops = ccaas_logsel_sk_ops(sk);
+	logs = ops && ccaas_ops_logs(ops);
+	rcu_read_unlock();
+	if (!ops)
+		return;		/* closed meanwhile: not a live connection */
+	cookie = ccaas_sk_cookie(sk);
+	want = ccaas_logsel_walk_wants(w, sk, cookie);
+	if (!logs) {
 		if (want)
 			w->st->other_cca++;
 		return;
@@ -129,7 +173,7 @@ static void ccaas_logsel_apply(struct sock *sk, struct ccaas_logsel_walk *w)
 
 static void ccaas_logsel_apply_one(struct sock *sk, void *arg)
 {
-	if (sk->sk_socket) {
+	if (READ_ONCE(sk->sk_socket)) {
 		lock_sock(sk);
 		ccaas_logsel_apply(sk, arg);
 		release_sock(sk);
@@ -149,14 +193,24 @@ static void ccaas_logsel_apply_one(struct sock *sk, void *arg)
 	local_bh_enable();
 }
 
-/* Count only: the socket is not locked, and nothing is written to it. */
+/*
+ * Count only: the socket is not locked, and nothing is written to it. Any
+ * user may ask for the count (LOG_GET).
+ */
 static void ccaas_logsel_count_one(struct sock *sk, void *arg)
 {
-	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	const struct tcp_congestion_ops *ops;
 	struct ccaas_logsel_walk *w = arg;
-	bool want = ccaas_logsel_walk_wants(w, sk, ccaas_sk_cookie(sk));
+	bool want, logs;
 
-	if (!ccaas_ops_logs(ops)) {
+	rcu_read_lock();
+	ops = ccaas_logsel_sk_ops(sk);
+	logs = ops && ccaas_ops_logs(ops);
+	rcu_read_unlock();
+	if (!ops)
+		return;		/* closed meanwhile: not a live connection */
+	want = ccaas_logsel_walk_wants(w, sk, ccaas_sk_cookie(sk));
+	if (!logs) {
 		if (want)
 			w->st->other_cca++;
 	} else {
@@ -196,6 +250,13 @@ void ccaas_logsel_replace(struct net *net, struct ccaas_logsel *sel,
 
 void ccaas_logsel_net_exit(struct ccaas_net *cn)
 {
-	/* No socket of the namespace is left to read it. */
-	kfree(rcu_dereference_protected(cn->log.sel, true));
+	struct ccaas_logsel *sel;
+
+	/*
+	 * The namespace is going away and nothing changes its selection any
+	 * more; a CCA's init() on one of its last sockets may still read it.
+	 */
+	sel = rcu_replace_pointer(cn->log.sel, NULL, true);
+	if (sel)
+		kfree_rcu(sel, rcu);
 }
