@@ -204,9 +204,12 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 
 	if (reinit && old->release)
 		old->release(sk);
-	module_put(old->owner);
-
+	/*
+	 * Publish the new ops before the old module may go: a reader under
+	 * RCU (the ccalog walks) must never find ops whose module is unloading.
+	 */
 	WRITE_ONCE(icsk->icsk_ca_ops, ops);
+	module_put(old->owner);
 	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
 	ccaas_sk_apply_min_rto(sk, rule);
 	/*
