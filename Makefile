@@ -83,7 +83,7 @@ soak:
 		scripts/check.sh
 
 checkpatch:
-	scripts/checkpatch.sh
+	T=checkpatch tests/build/run.sh
 
 bench:
 	bench/run.sh

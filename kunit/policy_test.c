@@ -40,7 +40,6 @@ static int pol_init(struct kunit *test)
 	p->req = (struct ccaas_policy_req) {
 		.net = &init_net,
 		.extack = &p->extack,
-		.migrate = false,
 	};
 	test->priv = p;
 	return 0;
@@ -207,7 +206,10 @@ static int pol_set(struct pol *p, const char *text)
 		ccaas_policy_draft_free(draft);
 		return err;
 	}
-	return ccaas_policy_set(p->cn, &p->req, draft, &p->head);
+	mutex_lock(&p->cn->lock);
+	err = ccaas_policy_set(p->cn, &p->req, draft, &p->head);
+	mutex_unlock(&p->cn->lock);
+	return err;
 }
 
 static int pol_del(struct pol *p, const char *text)
@@ -219,9 +221,12 @@ static int pol_del(struct pol *p, const char *text)
 	draft = ccaas_policy_draft_alloc(1, 0);
 	KUNIT_ASSERT_NOT_NULL(p->test, draft);
 	err = parse_into(p, draft, text, true);
-	if (!err)
+	if (!err) {
+		mutex_lock(&p->cn->lock);
 		err = ccaas_policy_del(p->cn, &p->req, &draft->rules[0].match,
 				       &p->head);
+		mutex_unlock(&p->cn->lock);
+	}
 	ccaas_policy_draft_free(draft);
 	return err;
 }
@@ -245,13 +250,33 @@ static int pol_apply(struct pol *p, const char *const *rules)
 			return err;
 		}
 	}
-	return ccaas_policy_apply(p->cn, &p->req, draft, &p->head);
+	mutex_lock(&p->cn->lock);
+	err = ccaas_policy_apply(p->cn, &p->req, draft, &p->head);
+	mutex_unlock(&p->cn->lock);
+	return err;
 }
 
+/* As the POLICY_ROLLBACK handler does it: copy, resolve unlocked, commit. */
 static int pol_rollback(struct pol *p, u32 generation)
 {
+	struct ccaas_policy_gen *draft;
+	int err;
+
 	reset(p);
-	return ccaas_policy_rollback(p->cn, &p->req, generation, &p->head);
+	mutex_lock(&p->cn->lock);
+	draft = ccaas_policy_rollback_copy(p->cn, &p->req, generation);
+	mutex_unlock(&p->cn->lock);
+	if (IS_ERR(draft))
+		return PTR_ERR(draft);
+	err = ccaas_policy_rollback_resolve(draft, &p->req);
+	if (err) {
+		ccaas_policy_draft_free(draft);
+		return err;
+	}
+	mutex_lock(&p->cn->lock);
+	err = ccaas_policy_rollback(p->cn, &p->req, draft, generation, &p->head);
+	mutex_unlock(&p->cn->lock);
+	return err;
 }
 
 /* The generation in force (the test is the only writer). */

@@ -73,14 +73,6 @@ int ccaas_cca_param_check(const struct ccaas_cca *cca, const char *name,
 			  u32 value, const struct nlattr *attr,
 			  struct netlink_ext_ack *extack);
 
-/*
- * migrate.c: called by the policy store after every commit (not after a dry
- * run), with the namespace's lock held.
- */
-struct ccaas_policy_gen;
-void ccaas_policy_committed(struct net *net, const struct ccaas_policy_gen *gen,
-			    bool migrate, bool force, struct genl_info *info);
-
 /* netlink.c */
 extern struct genl_family ccaas_family;
 /* Index of the "monitor" group in ccaas_family.mcgrps. */
@@ -89,5 +81,14 @@ int ccaas_netlink_init(void);
 int ccaas_nl_cca_loaded(struct net *net, const char *name,
 			const struct nlattr *attr, struct netlink_ext_ack *extack);
 void ccaas_netlink_exit(void);
+/* The monitor group: a generation committed, a pass's counts. */
+struct ccaas_policy_head;
+struct ccaas_migrate_stats;
+void ccaas_notify_policy(struct net *net, const struct ccaas_policy_head *head);
+void ccaas_notify_migrate(struct net *net,
+			  const struct ccaas_migrate_stats *stats);
+/* A reply to @info, or a notification without one, with a pass's counts. */
+struct sk_buff *ccaas_migrate_msg(struct genl_info *info, u8 cmd,
+				  const struct ccaas_migrate_stats *st);
 
 #endif /* _CCAAS_CORE_H */

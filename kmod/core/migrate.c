@@ -218,15 +218,3 @@ void ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
 
 	ccaas_migrate_run(net, &ctx, stats);
 }
-
-void ccaas_policy_committed(struct net *net, const struct ccaas_policy_gen *gen,
-			    bool migrate, bool force, struct genl_info *info)
-{
-	struct ccaas_migrate_stats stats;
-
-	ccaas_notify_policy(net, gen);
-	if (!migrate)
-		return;
-	ccaas_migrate(net, force, &stats);
-	ccaas_notify_migrate(net, &stats);
-}

@@ -345,6 +345,88 @@ struct genl_family ccaas_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(ccaas_mcgrps),
 };
 
+/* --- the monitor group: what changed ---------------------------------------- */
+
+static const int ccaas_move_attr[__CCAAS_MOVE_MAX] = {
+	[CCAAS_MOVE_MIGRATED] = CCAAS_A_MIGRATE_MIGRATED,
+	[CCAAS_MOVE_UNCHANGED] = CCAAS_A_MIGRATE_UNCHANGED,
+	[CCAAS_MOVE_REFUSED] = CCAAS_A_MIGRATE_REFUSED,
+	[CCAAS_MOVE_SKIPPED_BPF] = CCAAS_A_MIGRATE_SKIPPED_BPF,
+	[CCAAS_MOVE_SKIPPED_PINNED] = CCAAS_A_MIGRATE_SKIPPED_PINNED,
+	[CCAAS_MOVE_NO_RULE] = CCAAS_A_MIGRATE_NO_RULE,
+	[CCAAS_MOVE_ERROR] = CCAAS_A_MIGRATE_ERRORS,
+};
+
+static int ccaas_migrate_put(struct sk_buff *skb,
+			     const struct ccaas_migrate_stats *st)
+{
+	int i;
+
+	if (nla_put_u32(skb, CCAAS_A_MIGRATE_EXAMINED, st->examined) ||
+	    nla_put_u32(skb, CCAAS_A_MIGRATE_LISTENERS, st->listeners) ||
+	    nla_put_u32(skb, CCAAS_A_MIGRATE_GENERATION, st->generation))
+		return -EMSGSIZE;
+	for (i = 0; i < __CCAAS_MOVE_MAX; i++)
+		if (ccaas_move_attr[i] &&
+		    nla_put_u32(skb, ccaas_move_attr[i], st->count[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+/* A reply (info) or notification (!info) carrying migration counts. */
+struct sk_buff *ccaas_migrate_msg(struct genl_info *info, u8 cmd,
+				  const struct ccaas_migrate_stats *st)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	if (info)
+		hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0, cmd);
+	else
+		hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, cmd);
+	if (!hdr || ccaas_migrate_put(msg, st)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	genlmsg_end(msg, hdr);
+	return msg;
+}
+
+void ccaas_notify_migrate(struct net *net, const struct ccaas_migrate_stats *st)
+{
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
+		return;
+	msg = ccaas_migrate_msg(NULL, CCAAS_CMD_MIGRATE_NTF, st);
+	if (msg)
+		genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
+					CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
+}
+
+void ccaas_notify_policy(struct net *net, const struct ccaas_policy_head *head)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, CCAAS_CMD_POLICY_NTF);
+	if (!hdr || ccaas_policy_fill_head(msg, head)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
+				CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
+}
+
 int __init ccaas_netlink_init(void)
 {
 	return genl_register_family(&ccaas_family);

@@ -27,8 +27,10 @@
  * so a lookup is a walk that stops at the first rule that applies.
  *
  * Generations. Every change builds a new generation beside the current
- * one and publishes it with rcu_assign_pointer() under ccaas_net.lock; a
- * rejected change never touches the generation in force. A namespace
+ * one and publishes it with rcu_assign_pointer(); a rejected change never
+ * touches the generation in force. The store only stores: its callers (the
+ * netlink handlers) hold ccaas_net.lock around a change and what follows
+ * it, the notification and the migration of existing connections. A namespace
  * starts with generation 0, the empty policy; commits number up from 1.
  * The last policy_history generations stay in a history list, for
  * `policy history`, `policy show generation N` and `policy rollback`.
@@ -48,7 +50,7 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
+#include <linux/lockdep.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -529,8 +531,6 @@ static int ccaas_policy_commit(struct ccaas_net *cn,
 	ccaas_policy_trim(st);
 
 	ccaas_policy_head_of(gen, head);
-	ccaas_policy_committed(req->net, gen, req->migrate, req->force,
-			       req->info);
 	return 0;
 }
 
@@ -549,7 +549,7 @@ int ccaas_policy_set(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 	}
 	want = &draft->rules[0];
 
-	mutex_lock(&cn->lock);
+	lockdep_assert_held(&cn->lock);
 	cur = ccaas_policy_current_locked(cn);
 	old = ccaas_policy_find_match(cur, &want->match);
 	if (old && ccaas_rule_equal(old, want)) {
@@ -580,7 +580,6 @@ int ccaas_policy_set(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 	else
 		ccaas_policy_draft_free(gen);
 out:
-	mutex_unlock(&cn->lock);
 	ccaas_policy_draft_free(draft);
 	return err;
 }
@@ -594,7 +593,7 @@ int ccaas_policy_del(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 	unsigned int i;
 	int err;
 
-	mutex_lock(&cn->lock);
+	lockdep_assert_held(&cn->lock);
 	cur = ccaas_policy_current_locked(cn);
 	old = ccaas_policy_find_match(cur, match);
 	if (!old) {
@@ -611,7 +610,6 @@ int ccaas_policy_del(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 			ccaas_policy_draft_copy(gen, &cur->rules[i], CCAAS_COPY_REF);
 	err = ccaas_policy_commit(cn, req, gen, CCAAS_POLICY_ORIGIN_SET, 0, head);
 out:
-	mutex_unlock(&cn->lock);
 	return err;
 }
 
@@ -622,11 +620,11 @@ int ccaas_policy_apply(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 	struct ccaas_policy_gen *cur;
 	int err;
 
+	lockdep_assert_held(&cn->lock);
 	err = ccaas_policy_draft_finish(draft, req->extack);
 	if (err)
 		goto out_free;
 
-	mutex_lock(&cn->lock);
 	cur = ccaas_policy_current_locked(cn);
 	if (ccaas_policy_same_rules(cur, draft)) {
 		/* Idempotent: the same rule set again commits nothing. */
@@ -643,7 +641,6 @@ int ccaas_policy_apply(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 					  CCAAS_POLICY_ORIGIN_APPLY, 0, head);
 		draft = NULL;	/* committed, or freed on failure */
 	}
-	mutex_unlock(&cn->lock);
 out_free:
 	ccaas_policy_draft_free(draft);
 	return err;
@@ -678,16 +675,14 @@ static int ccaas_policy_reresolve(struct ccaas_policy_gen *draft,
 	return 0;
 }
 
-int ccaas_policy_rollback(struct ccaas_net *cn,
-			  const struct ccaas_policy_req *req, u32 generation,
-			  struct ccaas_policy_head *head)
+struct ccaas_policy_gen *
+ccaas_policy_rollback_copy(struct ccaas_net *cn,
+			   const struct ccaas_policy_req *req, u32 generation)
 {
 	struct ccaas_policy_gen *src, *draft;
 	unsigned int i;
-	int err;
 
-	/* Copy the generation's rules; resolving their CCAs may sleep. */
-	mutex_lock(&cn->lock);
+	lockdep_assert_held(&cn->lock);
 	src = ccaas_policy_find(cn, generation);
 	if (!src) {
 		if (generation > ccaas_policy_current_locked(cn)->generation)
@@ -696,37 +691,39 @@ int ccaas_policy_rollback(struct ccaas_net *cn,
 		else
 			NL_SET_ERR_MSG(req->extack,
 				       "generation no longer kept (see policy history)");
-		mutex_unlock(&cn->lock);
-		return -ENOENT;
+		return ERR_PTR(-ENOENT);
 	}
 	draft = ccaas_policy_draft_alloc(src->n_rules, src->n_params);
-	if (draft)
-		for (i = 0; i < src->n_rules; i++)
-			ccaas_policy_draft_copy(draft, &src->rules[i],
-						CCAAS_COPY_NAME);
-	mutex_unlock(&cn->lock);
 	if (!draft)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < src->n_rules; i++)
+		ccaas_policy_draft_copy(draft, &src->rules[i], CCAAS_COPY_NAME);
+	return draft;
+}
+
+int ccaas_policy_rollback_resolve(struct ccaas_policy_gen *draft,
+				  const struct ccaas_policy_req *req)
+{
+	unsigned int i;
+	int err;
 
 	for (i = 0; i < draft->n_rules; i++) {
 		err = ccaas_policy_reresolve(draft, &draft->rules[i], req->net,
 					     req->extack);
 		if (err)
-			goto out_free;
+			return err;
 	}
-	err = ccaas_policy_draft_finish(draft, req->extack);
-	if (err)
-		goto out_free;
+	return ccaas_policy_draft_finish(draft, req->extack);
+}
 
-	mutex_lock(&cn->lock);
-	err = ccaas_policy_commit(cn, req, draft, CCAAS_POLICY_ORIGIN_ROLLBACK,
-				  generation, head);
-	mutex_unlock(&cn->lock);
-	return err;
-
-out_free:
-	ccaas_policy_draft_free(draft);
-	return err;
+int ccaas_policy_rollback(struct ccaas_net *cn,
+			  const struct ccaas_policy_req *req,
+			  struct ccaas_policy_gen *draft, u32 generation,
+			  struct ccaas_policy_head *head)
+{
+	lockdep_assert_held(&cn->lock);
+	return ccaas_policy_commit(cn, req, draft, CCAAS_POLICY_ORIGIN_ROLLBACK,
+				   generation, head);
 }
 
 /* --- per namespace ------------------------------------------------------------ */

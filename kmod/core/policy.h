@@ -239,21 +239,14 @@ static inline u32 ccaas_rule_param(const struct ccaas_rule *rule,
 
 /**
  * struct ccaas_policy_req - how a change was asked for
- * @net: the namespace: CCA names resolve here, and it is handed to
- *	ccaas_policy_committed()
- * @info: the netlink request, or NULL
+ * @net: the namespace: CCA names resolve here
  * @extack: where refusals are explained (may be NULL)
  * @dry_run: validate and report, commit nothing
- * @migrate: move existing connections after the commit
- * @force: migrate despite sticky ECN
  */
 struct ccaas_policy_req {
 	struct net *net;
-	struct genl_info *info;
 	struct netlink_ext_ack *extack;
 	bool dry_run;
-	bool migrate;
-	bool force;
 };
 
 /**
@@ -295,11 +288,13 @@ bool ccaas_rule_match_equal(const struct ccaas_rule_match *a,
 void ccaas_rule_sort_params(struct ccaas_rule *rule);
 
 /*
- * Changes. Each either commits a new generation (and calls
- * ccaas_policy_committed()), or leaves the generation in force as it was
- * and returns an error explained in @req->extack. A draft passed in is
- * consumed. *@head describes the result: the new generation, the current
- * one when nothing changed, or for a dry run what would be committed.
+ * Changes, called with ccaas_net.lock held. Each either commits a new
+ * generation, or leaves the generation in force as it was and returns an
+ * error explained in @req->extack. A draft passed in is consumed. *@head
+ * describes the result: the new generation, the current one when nothing
+ * changed (@head->unchanged), or for a dry run what would be committed.
+ * The store only stores: announcing a commit and migrating connections to
+ * it is for the caller, still under the lock (policy_nl.c).
  */
 int ccaas_policy_set(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 		     struct ccaas_policy_gen *draft,
@@ -310,8 +305,21 @@ int ccaas_policy_del(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 int ccaas_policy_apply(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 		       struct ccaas_policy_gen *draft,
 		       struct ccaas_policy_head *head);
+/*
+ * A rollback to @generation in three steps, as resolving CCA names may
+ * sleep for long (it creates a socket) and is done without the lock:
+ * copy the generation's rules by name (lock held; an ERR_PTR when it is
+ * not kept), resolve them again in @req->net (no lock; the draft stays the
+ * caller's on failure), commit (lock held; consumes the draft).
+ */
+struct ccaas_policy_gen *
+ccaas_policy_rollback_copy(struct ccaas_net *cn,
+			   const struct ccaas_policy_req *req, u32 generation);
+int ccaas_policy_rollback_resolve(struct ccaas_policy_gen *draft,
+				  const struct ccaas_policy_req *req);
 int ccaas_policy_rollback(struct ccaas_net *cn,
-			  const struct ccaas_policy_req *req, u32 generation,
+			  const struct ccaas_policy_req *req,
+			  struct ccaas_policy_gen *draft, u32 generation,
 			  struct ccaas_policy_head *head);
 
 /* Under ccaas_net.lock: the kept generation @generation, or NULL. */

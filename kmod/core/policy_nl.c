@@ -16,7 +16,11 @@
  *
  * Changes reply with the header of the resulting generation, with the
  * UNCHANGED flag when the rules asked for were already in force (nothing is
- * committed then). Attributes are checked by the per-command policies below,
+ * committed then). A handler runs a change from start to end under the
+ * namespace's lock: the store commits (policy.c), the monitor group hears of
+ * the generation, the existing connections move to it unless NO_MIGRATE
+ * (migrate.c), and the monitor group hears the counts; the next change
+ * starts after that. Attributes are checked by the per-command policies below,
  * nests included; everything else is checked here or in policy.c, and every
  * refusal says why through extack, pointing at the attribute where there is
  * one. A refused change leaves the generation in force as it was.
@@ -30,6 +34,7 @@
 #include <net/sock.h>
 
 #include "core.h"
+#include "sock.h"
 
 static const struct nla_policy ccaas_param_nlpolicy[CCAAS_A_PARAM_MAX + 1] = {
 	[CCAAS_A_PARAM_NAME] = { .type = NLA_NUL_STRING,
@@ -477,12 +482,30 @@ static struct ccaas_policy_req ccaas_nl_req(struct genl_info *info)
 {
 	return (struct ccaas_policy_req) {
 		.net = genl_info_net(info),
-		.info = info,
 		.extack = info->extack,
 		.dry_run = nla_get_flag(info->attrs[CCAAS_A_POLICY_DRY_RUN]),
-		.migrate = !nla_get_flag(info->attrs[CCAAS_A_POLICY_NO_MIGRATE]),
-		.force = nla_get_flag(info->attrs[CCAAS_A_POLICY_FORCE]),
 	};
+}
+
+/*
+ * What follows a change, still under the lock: if it committed, announce
+ * the generation, then move the existing connections to it (FORCE: despite
+ * sticky ECN) and announce the counts.
+ */
+static void ccaas_nl_policy_changed(struct genl_info *info,
+				    const struct ccaas_policy_head *head)
+{
+	struct net *net = genl_info_net(info);
+	struct ccaas_migrate_stats st;
+
+	lockdep_assert_held(&ccaas_net(net)->lock);
+	if (head->unchanged || nla_get_flag(info->attrs[CCAAS_A_POLICY_DRY_RUN]))
+		return;
+	ccaas_notify_policy(net, head);
+	if (nla_get_flag(info->attrs[CCAAS_A_POLICY_NO_MIGRATE]))
+		return;
+	ccaas_migrate(net, nla_get_flag(info->attrs[CCAAS_A_POLICY_FORCE]), &st);
+	ccaas_notify_migrate(net, &st);
 }
 
 /* --- set, del -------------------------------------------------------------- */
@@ -531,12 +554,16 @@ static int ccaas_nl_policy_change(struct genl_info *info, bool del)
 		return -ENOMEM;
 	}
 
+	mutex_lock(&cn->lock);
 	if (del) {
 		err = ccaas_policy_del(cn, &req, &draft->rules[0].match, &head);
 		ccaas_policy_draft_free(draft);
 	} else {
 		err = ccaas_policy_set(cn, &req, draft, &head);
 	}
+	if (!err)
+		ccaas_nl_policy_changed(info, &head);
+	mutex_unlock(&cn->lock);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -609,7 +636,11 @@ int ccaas_nl_policy_apply_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out_free;
 	}
+	mutex_lock(&cn->lock);
 	err = ccaas_policy_apply(cn, &req, draft, &head);
+	if (!err)
+		ccaas_nl_policy_changed(info, &head);
+	mutex_unlock(&cn->lock);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -665,8 +696,11 @@ static int ccaas_nl_rollback_loaded(const struct ccaas_policy_req *req,
 int ccaas_nl_policy_rollback_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ccaas_policy_req req = ccaas_nl_req(info);
+	struct ccaas_net *cn = ccaas_net(req.net);
+	struct ccaas_policy_gen *draft;
 	struct ccaas_policy_head head;
 	struct sk_buff *msg;
+	u32 generation;
 	void *hdr;
 	int err;
 
@@ -674,24 +708,42 @@ int ccaas_nl_policy_rollback_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "which generation to roll back to?");
 		return -EINVAL;
 	}
-	err = ccaas_nl_rollback_loaded(&req,
-				       nla_get_u32(info->attrs[CCAAS_A_POLICY_GENERATION]));
+	generation = nla_get_u32(info->attrs[CCAAS_A_POLICY_GENERATION]);
+	err = ccaas_nl_rollback_loaded(&req, generation);
 	if (err)
 		return err;
 	msg = ccaas_nl_reply_new(info, &hdr);
 	if (!msg)
 		return -ENOMEM;
-	err = ccaas_policy_rollback(ccaas_net(req.net), &req,
-				    nla_get_u32(info->attrs[CCAAS_A_POLICY_GENERATION]),
-				    &head);
-	if (err) {
+
+	mutex_lock(&cn->lock);
+	draft = ccaas_policy_rollback_copy(cn, &req, generation);
+	mutex_unlock(&cn->lock);
+	if (IS_ERR(draft)) {
+		err = PTR_ERR(draft);
 		if (err == -ENOENT)
 			NL_SET_BAD_ATTR(info->extack,
 					info->attrs[CCAAS_A_POLICY_GENERATION]);
-		nlmsg_free(msg);
-		return err;
+		goto out_msg;
 	}
+	err = ccaas_policy_rollback_resolve(draft, &req);
+	if (err) {
+		ccaas_policy_draft_free(draft);
+		goto out_msg;
+	}
+
+	mutex_lock(&cn->lock);
+	err = ccaas_policy_rollback(cn, &req, draft, generation, &head);
+	if (!err)
+		ccaas_nl_policy_changed(info, &head);
+	mutex_unlock(&cn->lock);
+	if (err)
+		goto out_msg;
 	return ccaas_nl_reply_send(msg, hdr, info, &head);
+
+out_msg:
+	nlmsg_free(msg);
+	return err;
 }
 
 /* --- get, history ----------------------------------------------------------------- */

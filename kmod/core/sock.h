@@ -80,11 +80,6 @@ void ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
 /* ccalog.c: @sk's cookie (as `ss -e` shows it), made if it has none. */
 u64 ccaas_sk_cookie(const struct sock *sk);
 
-/* sock_nl.c */
-void ccaas_notify_migrate(struct net *net,
-			  const struct ccaas_migrate_stats *stats);
-void ccaas_notify_policy(struct net *net, const struct ccaas_policy_gen *gen);
-
 /* sock_nl.c: netlink handlers and their attribute policies */
 extern const struct nla_policy ccaas_migrate_policy[];
 extern const struct nla_policy ccaas_sock_get_policy[];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Netlink for existing connections: MIGRATE, CCA_DRAIN, the SOCK_GET dump,
- * and the monitor group's notifications.
+ * Netlink for existing connections: MIGRATE, CCA_DRAIN and the SOCK_GET
+ * dump. Their counts are announced to the monitor group too (netlink.c).
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
@@ -24,66 +24,6 @@ const struct nla_policy ccaas_migrate_policy[CCAAS_A_MIGRATE_MAX + 1] = {
 /* SOCK_GET takes no attributes; the dump covers the caller's namespace. */
 const struct nla_policy ccaas_sock_get_policy[CCAAS_A_SOCK_MAX + 1] = {
 };
-
-static const int ccaas_move_attr[__CCAAS_MOVE_MAX] = {
-	[CCAAS_MOVE_MIGRATED] = CCAAS_A_MIGRATE_MIGRATED,
-	[CCAAS_MOVE_UNCHANGED] = CCAAS_A_MIGRATE_UNCHANGED,
-	[CCAAS_MOVE_REFUSED] = CCAAS_A_MIGRATE_REFUSED,
-	[CCAAS_MOVE_SKIPPED_BPF] = CCAAS_A_MIGRATE_SKIPPED_BPF,
-	[CCAAS_MOVE_SKIPPED_PINNED] = CCAAS_A_MIGRATE_SKIPPED_PINNED,
-	[CCAAS_MOVE_NO_RULE] = CCAAS_A_MIGRATE_NO_RULE,
-	[CCAAS_MOVE_ERROR] = CCAAS_A_MIGRATE_ERRORS,
-};
-
-static int ccaas_migrate_put(struct sk_buff *skb,
-			     const struct ccaas_migrate_stats *st)
-{
-	int i;
-
-	if (nla_put_u32(skb, CCAAS_A_MIGRATE_EXAMINED, st->examined) ||
-	    nla_put_u32(skb, CCAAS_A_MIGRATE_LISTENERS, st->listeners) ||
-	    nla_put_u32(skb, CCAAS_A_MIGRATE_GENERATION, st->generation))
-		return -EMSGSIZE;
-	for (i = 0; i < __CCAAS_MOVE_MAX; i++)
-		if (ccaas_move_attr[i] &&
-		    nla_put_u32(skb, ccaas_move_attr[i], st->count[i]))
-			return -EMSGSIZE;
-	return 0;
-}
-
-/* A reply (info) or notification (!info) carrying migration counts. */
-static struct sk_buff *ccaas_migrate_msg(struct genl_info *info, u8 cmd,
-					 const struct ccaas_migrate_stats *st)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return NULL;
-	if (info)
-		hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0, cmd);
-	else
-		hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, cmd);
-	if (!hdr || ccaas_migrate_put(msg, st)) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	genlmsg_end(msg, hdr);
-	return msg;
-}
-
-void ccaas_notify_migrate(struct net *net, const struct ccaas_migrate_stats *st)
-{
-	struct sk_buff *msg;
-
-	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
-		return;
-	msg = ccaas_migrate_msg(NULL, CCAAS_CMD_MIGRATE_NTF, st);
-	if (msg)
-		genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
-					CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
-}
 
 static int ccaas_reply_migrate(struct genl_info *info, u8 cmd,
 			       const struct ccaas_migrate_stats *st)
@@ -303,33 +243,4 @@ int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (err == -EMSGSIZE && skb->len)
 		err = 0;
 	return err ?: skb->len;
-}
-
-/* --- monitor: a generation was committed --------------------------------- */
-
-void ccaas_notify_policy(struct net *net, const struct ccaas_policy_gen *gen)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
-		return;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, CCAAS_CMD_POLICY_NTF);
-	if (!hdr ||
-	    nla_put_u32(msg, CCAAS_A_POLICY_GENERATION, gen->generation) ||
-	    nla_put_u8(msg, CCAAS_A_POLICY_ORIGIN, gen->origin) ||
-	    (gen->origin == CCAAS_POLICY_ORIGIN_ROLLBACK &&
-	     nla_put_u32(msg, CCAAS_A_POLICY_FROM, gen->from)) ||
-	    nla_put_u64_64bit(msg, CCAAS_A_POLICY_TIME, gen->time_ns,
-			      CCAAS_A_POLICY_UNSPEC) ||
-	    nla_put_u32(msg, CCAAS_A_POLICY_NRULES, gen->n_rules)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
-				CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
 }
