@@ -122,6 +122,21 @@ struct ccaas_logsel_walk {
 	struct ccaas_logsel_stats *st;
 };
 
+/*
+ * Is @sk a live connection (not closed meanwhile)? If so, *@logs says
+ * whether its CCA is one that logs.
+ */
+static bool ccaas_logsel_sk_live(struct sock *sk, bool *logs)
+{
+	const struct tcp_congestion_ops *ops;
+
+	rcu_read_lock();
+	ops = ccaas_logsel_sk_ops(sk);
+	*logs = ops && ccaas_ops_logs(ops);
+	rcu_read_unlock();
+	return ops;
+}
+
 /* Is @sk selected? Marks its cookie live. */
 static bool ccaas_logsel_walk_wants(struct ccaas_logsel_walk *w,
 				    struct sock *sk, u64 cookie)
@@ -143,16 +158,11 @@ static bool ccaas_logsel_walk_wants(struct ccaas_logsel_walk *w,
 static void ccaas_logsel_apply(struct sock *sk, struct ccaas_logsel_walk *w)
 {
 	struct ccaas_sock *cs = ccaas_sock(sk);
-	const struct tcp_congestion_ops *ops;
 	bool want, logs;
 	u64 cookie;
 
-	rcu_read_lock();
-	ops = ccaas_logsel_sk_ops(sk);
-	logs = ops && ccaas_ops_logs(ops);
-	rcu_read_unlock();
-	if (!ops)
-		return;		/* closed meanwhile: not a live connection */
+	if (!ccaas_logsel_sk_live(sk, &logs))
+		return;
 	cookie = ccaas_sk_cookie(sk);
 	want = ccaas_logsel_walk_wants(w, sk, cookie);
 	if (!logs) {
@@ -199,16 +209,11 @@ static void ccaas_logsel_apply_one(struct sock *sk, void *arg)
  */
 static void ccaas_logsel_count_one(struct sock *sk, void *arg)
 {
-	const struct tcp_congestion_ops *ops;
 	struct ccaas_logsel_walk *w = arg;
 	bool want, logs;
 
-	rcu_read_lock();
-	ops = ccaas_logsel_sk_ops(sk);
-	logs = ops && ccaas_ops_logs(ops);
-	rcu_read_unlock();
-	if (!ops)
-		return;		/* closed meanwhile: not a live connection */
+	if (!ccaas_logsel_sk_live(sk, &logs))
+		return;
 	want = ccaas_logsel_walk_wants(w, sk, ccaas_sk_cookie(sk));
 	if (!logs) {
 		if (want)

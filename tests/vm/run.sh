@@ -100,7 +100,7 @@ ynl=$("$root/scripts/ynl-prepare.sh") || ynl=""
 
 # report KVER RUNDIR: print the results of one VM run; return 1 on failure
 report() {
-	local kver=$1 rundir=$2 suite status line name file rc ok=0 t
+	local kver=$1 rundir=$2 suite status line name file rc ok=0 t times=""
 	suite="vm-$(ccaas_short_kver "$kver")"
 	status=$(cat "$rundir/status" 2>/dev/null || echo no-status)
 	local results="$rundir/results/results.txt"
@@ -116,6 +116,10 @@ report() {
 			[ "${line%%: *}" = PASS ] || ok=1
 			;;
 		"@start "*) started[${line#@start }]=1 ;;
+		"@time "*)
+			line=${line#@time }
+			times+=" ${line%.sh *} ${line##* }s"
+			;;
 		"@end "*)
 			line=${line#@end }
 			ended[${line% *}]=${line##* }
@@ -165,6 +169,7 @@ report() {
 	t=${t//=/ }
 	t=${t//none/n\/a}
 	echo "$suite: $kver: ${t%% total*} s, total ${t##* } s (qemu start to driver start, whole VM)"
+	[ -z "$times" ] || echo "$suite: file times:$times"
 	[ "$ok" = 0 ] || echo "$suite: artifacts in $rundir"
 	return $ok
 }

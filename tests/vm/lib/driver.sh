@@ -6,7 +6,8 @@
 # limit (`# vm-timeout: N` header, else $CCAAS_VM_FILE_TIMEOUT, else 300 s).
 # $RESULTS/results.txt gets the tests' PASS/FAIL lines between markers
 #   @start FILE       and       @end FILE STATUS
-# that the host uses to account for tests that never reported.
+# that the host uses to account for tests that never reported, and before
+# the end "@time FILE SECONDS" (guest clock).
 #
 # After each file the kernel's own reports since the previous file are
 # checked (lockdep, RCU, sleep-in-atomic, UBSAN, list corruption: those
@@ -71,6 +72,7 @@ for f in "$@"; do
 	limit=$((limit * ${CCAAS_VM_TIME_SCALE:-1}))
 	echo "=== $name (limit $limit s)"
 	echo "@start $name" >>"$CCAAS_RESULTS_FILE"
+	t0=$(date +%s)
 	export CCAAS_VM_FILE_LIMIT=$limit
 	# timeout runs the file in a process group of its own and kills it all
 	# shellcheck disable=SC2016 # expanded by the inner bash
@@ -79,6 +81,7 @@ for f in "$@"; do
 	rc=$?
 	netns_cleanup
 	kernel_reports "$name"
+	echo "@time $name $(($(date +%s) - t0))" >>"$CCAAS_RESULTS_FILE"
 	echo "@end $name $rc" >>"$CCAAS_RESULTS_FILE"
 done
 echo "=== done"
