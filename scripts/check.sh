@@ -82,14 +82,32 @@ suite() {
 	suite build env T="$T" tests/build/run.sh $stock
 	suite ccactl env T="$T" tests/ccactl/run.sh
 	suite kunit scripts/kunit.sh ${T:+-t "$T"}
-	# The Debian kernels' VMs, then the sanitizer kernel's, one at a time:
-	# the behaviour tests compare CCAs on an emulated CPU, whose speed a
-	# second guest on the same two cores would change.
-	if [ -n "${stock// /}" ]; then
-		suite vm tests/vm/run.sh -k "$stock" ${T:+-t "$T"}
-	fi
+	# The VM suite on two lanes, one single-vCPU guest per core. While the
+	# sanitizer kernel runs its files on one, the other runs the Debian
+	# kernels' files that may share the host, then the soak on the
+	# sanitizer kernel. Then, with the host to themselves, the files that
+	# compare CCAs' behaviour on the emulated CPU (`# vm-alone: yes`),
+	# whose speed a second guest would change. docs/testing.md has the
+	# times.
+	vm_dbg=$(mktemp)
 	if [ "$kvers" != "$stock" ]; then
-		suite vm tests/vm/run.sh -k "$KVER_DEBUG" ${T:+-t "$T"}
+		if [ -n "$T" ]; then
+			suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t "$T"
+		else
+			suite vm tests/vm/run.sh -k "$KVER_DEBUG" -X 95-soak
+		fi >"$vm_dbg" 2>&1 &
+	fi
+	if [ -n "${stock// /}" ]; then
+		suite vm tests/vm/run.sh -k "$stock" -x shared ${T:+-t "$T"}
+	fi
+	if [ "$kvers" != "$stock" ] && [ -z "$T" ]; then
+		suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t 95-soak
+	fi
+	wait
+	cat "$vm_dbg"
+	rm -f "$vm_dbg"
+	if [ -n "${stock// /}" ]; then
+		suite vm tests/vm/run.sh -k "$stock" -x alone ${T:+-t "$T"}
 	fi
 } 2>&1 | tee "$log"
 

@@ -3,6 +3,7 @@
 # namespaces carry TCP, netem delay shows in srtt, a ce_threshold bottleneck
 # marks CE for DCTCP.  No project module is needed.
 # vm-timeout: 150
+# vm-alone: yes
 
 test_smoke_kernel() {
 	[ "$(uname -r)" = "$KVER" ] || fail smoke_kernel "running $(uname -r), expected $KVER"

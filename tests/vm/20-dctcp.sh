@@ -7,6 +7,7 @@
 # ACK path. 20 Mbit/s is well below what TCP over veth reaches under TCG, so
 # the bottleneck, not the emulated CPU, sets the rate.
 # vm-timeout: 240
+# vm-alone: yes
 
 DCTCP_SECS=4
 DCTCP_RESULTS=$RESULTS/dctcp.txt

@@ -6,6 +6,7 @@
 # 20 Mbit/s HTB bottleneck whose fq_codel marks CE once a packet has queued
 # for more than 2 ms; netem adds 2 ms on the ACK path.
 # vm-timeout: 240
+# vm-alone: yes
 
 CUBIC_SECS=4
 CUBIC_RESULTS=$RESULTS/cubic.txt

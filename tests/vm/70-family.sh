@@ -27,6 +27,7 @@
 # busy 2-core host).
 # Results: stdout and $RESULTS/family.txt.
 # vm-timeout: 360
+# vm-alone: yes
 
 BURST=$CCAAS_ROOT/tests/vm/lib/burst.py
 FAM_RESULTS=$RESULTS/family.txt

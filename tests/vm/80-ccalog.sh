@@ -13,6 +13,7 @@
 # wall-clock windows, which a guest that slow does not fill. The ccalog
 # walks run there under the soak (log add/del all) and the fuzzer.
 # vm-timeout: 300
+# vm-alone: yes
 
 LG_RESULTS=$RESULTS/ccalog
 mkdir -p "$LG_RESULTS"

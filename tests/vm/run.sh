@@ -3,12 +3,17 @@
 # tests/vm/[0-9][0-9]-*.sh (through tests/vm/lib/driver.sh) and the host
 # prints their results as `PASS: vm-<short kernel>/<name>`.
 #
-# Usage: tests/vm/run.sh [-k KVERS] [-t PATTERN] [-j] [-v]
+# Usage: tests/vm/run.sh [-k KVERS] [-t PATTERN] [-X PATTERN] [-x alone|shared] [-j] [-v]
 #   -k KVERS    kernels, comma/space separated, full or short (6.1,6.12);
 #               default: all pinned in scripts/versions.conf
 #   -t PATTERN  only test files whose name matches PATTERN (a glob if it has
 #               * ? or [, else a substring), and in other files only the
 #               tests whose name matches (the file's top-level code still runs)
+#   -X PATTERN  leave out the test files whose name matches PATTERN
+#   -x alone    only the files marked `# vm-alone: yes`: those that compare
+#               CCAs' behaviour on the emulated CPU, whose speed a second
+#               guest on the host's cores would change
+#   -x shared   only the other files, which may share the host
 #   -j          run the kernels' VMs in parallel (one vCPU each)
 #   -v          show the VMs' consoles (lines prefixed with "  | ")
 #
@@ -29,16 +34,19 @@ usage() {
 	exit 2
 }
 
-kvers="" pattern="" parallel=0 verbose=0
-while getopts "k:t:jvh" opt; do
+kvers="" pattern="" parallel=0 verbose=0 alone="" exclude=""
+while getopts "k:t:X:x:jvh" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
 	t) pattern=$OPTARG ;;
+	x) alone=$OPTARG ;;
+	X) exclude=$OPTARG ;;
 	j) parallel=1 ;;
 	v) verbose=1 ;;
 	*) usage ;;
 	esac
 done
+case "$alone" in "" | alone | shared) ;; *) usage ;; esac
 [ -n "$kvers" ] || kvers=$(ccaas_all_kvers)
 
 # file_limit FILE: the file's time limit in seconds
@@ -70,6 +78,11 @@ select_files() {
 		else
 			! grep -qE '^# vm-debug: *only' "$f" || continue
 		fi
+		[ -z "$exclude" ] || ! ccaas_match "$exclude" "$(basename "$f")" || continue
+		case "$alone" in
+		alone) grep -qE '^# vm-alone: *yes' "$f" || continue ;;
+		shared) ! grep -qE '^# vm-alone: *yes' "$f" || continue ;;
+		esac
 		# `# vm-manual: yes`: only when the pattern names the file
 		if grep -qE '^# vm-manual: *yes' "$f" &&
 			{ [ -z "$pattern" ] || ! ccaas_match "$pattern" "$(basename "$f")"; }; then
@@ -92,7 +105,7 @@ for k in $kvers; do
 	select_files "$(ccaas_resolve_kver "$k")"
 	[ ${#files[@]} = 0 ] || any=1
 done
-[ "$any" = 1 ] || ccaas_die "no test file matches '$pattern'"
+[ "$any" = 1 ] || [ -n "$alone" ] || ccaas_die "no test file matches '$pattern'"
 
 # The kernel's YNL CLI and schemas, for tests that drive the family with a
 # client nobody here wrote (extracted on the host: tar is slow under TCG).
