@@ -55,11 +55,11 @@
 # Artifacts: $RESULTS/soak/ (each worker's log of its operations, stamped
 # with the uptime of the kernel log, its counts and refusals).
 
-# Run by `make soak` only for now: on the merged tree its setup failed on
-# the sanitizer kernel, not yet understood (see docs/testing.md).
-# vm-manual: yes
+# In `make check` on the sanitizer kernel the file takes about 5 minutes
+# (150 s of soak); its limit there is three times the one below, room
+# for a busy host. `make soak` raises the limit to fit SOAK_SECONDS.
 # vm-debug: only
-# vm-timeout: 720
+# vm-timeout: 240
 
 SOAK_CONNS=$CCAAS_ROOT/tests/vm/lib/soak_conns.py
 SOAK_CHECK=$CCAAS_ROOT/tests/vm/lib/soak_check.py
