@@ -7,8 +7,9 @@
       SOCKS: `ccactl -j sock show` right after it; CCAS: a JSON array of
       `ccactl -j cca show NAME` for every registered CCA. Every connection
       must be on its rule's CCA (or that CCA's fallback ops), pinned, without
-      a rule, or refused by the sticky-ECN rule; the pass migrated nothing,
-      and its refused and pinned counts are the connections of those kinds.
+      a rule, held on the transitional CCA, or refused by the sticky-ECN
+      rule; the pass migrated nothing, and its refused and pinned counts are
+      the connections of those kinds.
   soak_check.py forced NS MIGRATE SOCKS CCAS
       The same after `migrate force` twice: nothing refused or migrated by
       the second pass, every unpinned connection with a rule on its CCA.
@@ -49,6 +50,16 @@ def cca_table(ccas):
             for c in ccas}
 
 
+def transitional(table):
+    """The transitional CCA (one that holds ECN and non-ECN sockets), or
+    None. The first in the table: the core takes the first registered, and
+    the soak has one only, cca_cubic, which it never unloads."""
+    for name, (feats, _) in sorted(table.items()):
+        if "transitional" in feats and "ecn_ok" in feats:
+            return name
+    return None
+
+
 def features(name, table):
     if name in table:
         return table[name][0]
@@ -69,6 +80,15 @@ def ecn_refusal(s, table):
     return "ecn_ok" not in f if s["ecn"] else "nonecn_ok" not in f
 
 
+def ecn_held(s, table):
+    """s negotiated ECN, its rule's CCA cannot hold that, and it is on the
+    transitional CCA, where the selector puts such a passive child: the
+    core's migration counts it unchanged, not refused (kmod/core/migrate.c,
+    ccaas_ecn_child_cca()), whichever side opened it."""
+    return (s["ecn"] and ecn_refusal(s, table) and
+            s["cca"] == transitional(table))
+
+
 def describe(s):
     return ("%s:%d -> %s:%d cca=%s policy=%s ecn=%s pinned=%s" %
             (s["saddr"], s["sport"], s["daddr"], s["dport"], s["cca"],
@@ -76,8 +96,8 @@ def describe(s):
 
 
 def classify(socks, table):
-    kinds = {"pinned": [], "no_rule": [], "on_rule": [], "refused": [],
-             "wrong": []}
+    kinds = {"pinned": [], "no_rule": [], "on_rule": [], "held": [],
+             "refused": [], "wrong": []}
     for s in socks:
         if s["pinned"]:
             kinds["pinned"].append(s)
@@ -85,6 +105,8 @@ def classify(socks, table):
             kinds["no_rule"].append(s)
         elif on_rule(s, table):
             kinds["on_rule"].append(s)
+        elif ecn_held(s, table):
+            kinds["held"].append(s)
         elif ecn_refusal(s, table):
             kinds["refused"].append(s)
         else:
@@ -93,10 +115,12 @@ def classify(socks, table):
 
 
 def report(ns, m, kinds, problems):
-    print("%s: %d connections: %d on their rule's CCA, %d refused (ECN), "
-          "%d pinned, %d without a rule; kernel: %s" %
+    print("%s: %d connections: %d on their rule's CCA, %d held on the "
+          "transitional CCA (ECN), %d refused (ECN), %d pinned, %d without "
+          "a rule; kernel: %s" %
           (ns, sum(len(v) for v in kinds.values()), len(kinds["on_rule"]),
-           len(kinds["refused"]), len(kinds["pinned"]), len(kinds["no_rule"]),
+           len(kinds["held"]), len(kinds["refused"]), len(kinds["pinned"]),
+           len(kinds["no_rule"]),
            ", ".join("%s %s" % (k, m.get(k)) for k in
                      ("examined", "migrated", "unchanged", "refused",
                       "skipped_pinned", "no_rule"))))
@@ -137,7 +161,7 @@ def check_forced(ns, m, socks, table):
     if m["migrated"] or m["refused"]:
         problems.append("a second migrate force moved %d and refused %d "
                         "connections" % (m["migrated"], m["refused"]))
-    for s in kinds["refused"] + kinds["wrong"]:
+    for s in kinds["held"] + kinds["refused"] + kinds["wrong"]:
         problems.append("not on its rule's CCA after migrate force: " + describe(s))
     fallback = [s for s in kinds["on_rule"] if s["cca"] != s["policy_cca"]]
     if m["migrated"] and fallback:

@@ -154,13 +154,17 @@ soak_match() {
 	fi
 }
 
-# soak_action: a rule's action, valid for the CCA's schema, in SOAK_ACTION
+# soak_action: a rule's action, valid for the CCA's schema, in SOAK_ACTION.
+# min_rto goes with any CCA; init_cwnd and tso_segs only with a ccaas one
+# (cca_*): the core refuses them for others, which read no ccaas header
+# (kmod/core/policy.c, ccaas_rule_knobs_check()).
 soak_action() {
-	local a
+	local a cca
 	soak_cca
-	a="cca $REPLY"
+	cca=$REPLY
+	a="cca $cca"
 	if soak_chance 30; then
-		case $REPLY in
+		case $cca in
 		cca_dctcp) a="$a param shift_g=$((RANDOM % 11))" ;;
 		cca_cubic) a="$a param beta=$((512 + RANDOM % 461))" ;;
 		cca_dcndelay) a="$a param target_rtt_us=$((10 + RANDOM % 9991))" ;;
@@ -171,8 +175,10 @@ soak_action() {
 		soak_pick 1ms 2ms 5ms 20ms 200ms
 		a="$a min_rto $REPLY"
 	fi
-	! soak_chance 10 || a="$a init_cwnd $((2 + RANDOM % 60))"
-	! soak_chance 10 || a="$a tso_segs $((1 + RANDOM % 8))"
+	if [[ $cca == cca_* ]]; then
+		! soak_chance 10 || a="$a init_cwnd $((2 + RANDOM % 60))"
+		! soak_chance 10 || a="$a tso_segs $((1 + RANDOM % 8))"
+	fi
 	SOAK_ACTION=$a
 }
 
