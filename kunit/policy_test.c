@@ -274,7 +274,8 @@ static int pol_rollback(struct pol *p, u32 generation)
 		return err;
 	}
 	mutex_lock(&p->cn->lock);
-	err = ccaas_policy_rollback(p->cn, &p->req, draft, generation, &p->head);
+	err = ccaas_policy_rollback_commit(p->cn, &p->req, draft, generation,
+					   &p->head);
 	mutex_unlock(&p->cn->lock);
 	return err;
 }

@@ -87,8 +87,9 @@ struct ccaas_migrate_stats;
 void ccaas_notify_policy(struct net *net, const struct ccaas_policy_head *head);
 void ccaas_notify_migrate(struct net *net,
 			  const struct ccaas_migrate_stats *stats);
-/* A reply to @info, or a notification without one, with a pass's counts. */
-struct sk_buff *ccaas_migrate_msg(struct genl_info *info, u8 cmd,
-				  const struct ccaas_migrate_stats *st);
+/* A reply to @info's command, to allocate before the change it tells. */
+struct sk_buff *ccaas_nl_reply_new(struct genl_info *info, void **hdr);
+/* Put a pass's counts (replies and notifications). */
+int ccaas_migrate_put(struct sk_buff *skb, const struct ccaas_migrate_stats *st);
 
 #endif /* _CCAAS_CORE_H */

@@ -91,7 +91,10 @@ bool ccaas_ops_logs(const struct tcp_congestion_ops *ops)
  * (inet_csk_destroy_sock(), which warns unless the socket is in TCP_CLOSE,
  * calls tcp_v4_destroy_sock() -> tcp_cleanup_congestion_control() ->
  * module_put()), and a drain and rmmod of that CCA may free them. So the
- * ops are read under RCU, and not at all for a socket in TCP_CLOSE.
+ * ops are read under RCU, and not at all for a socket in TCP_CLOSE (nor in
+ * any other state a selection does not cover: a socket collected while
+ * established, then disconnected and connecting again, waits for its
+ * CCA's init()).
  *
  * That is enough even without the socket's lock: unloading a CCA
  * unregisters it with tcp_unregister_congestion_control(), which ends
@@ -99,19 +102,23 @@ bool ccaas_ops_logs(const struct tcp_congestion_ops *ops)
  * tcp_cong.c, on 6.1 as on 6.12). A read section that began before that
  * grace period keeps the ops alive to its end; one that began after it
  * sees the socket's TCP_CLOSE, stored before the module reference was
- * dropped. The stack's own sock_diag reads icsk_ca_ops the same way
- * (inet_sk_diag_fill(): rcu_read_lock() and READ_ONCE()), and shares the
- * one window left to a reader that does not own the socket: a
- * setsockopt(TCP_CONGESTION) drops the old CCA's reference just before it
- * stores the new ops (tcp_reinit_congestion_control()).
+ * dropped; and free_module() waits for a grace period of its own, which
+ * covers ops not registered with TCP (fallback ops). The stack's own
+ * sock_diag reads icsk_ca_ops under RCU too (inet_sk_diag_fill()), though
+ * without a state check: it fills sockets after dropping the bucket lock,
+ * destroyed ones included. One window is left to a reader that does not
+ * own the socket: setsockopt(TCP_CONGESTION), as bpf_setsockopt(), drops
+ * the old CCA's reference just before it stores the new ops
+ * (tcp_reinit_congestion_control()); ccaas_sk_switch() stores first.
  *
- * Returns the ops of @sk, or NULL for a socket in TCP_CLOSE. RCU is held.
+ * Returns the ops of @sk, or NULL for a socket in a state outside
+ * CCAAS_LOG_STATES (TCP_CLOSE among them). RCU is held.
  */
 static const struct tcp_congestion_ops *
 ccaas_logsel_sk_ops(const struct sock *sk)
 {
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "socket ops read without RCU");
-	if (READ_ONCE(sk->sk_state) == TCP_CLOSE)
+	if (!((1 << READ_ONCE(sk->sk_state)) & CCAAS_LOG_STATES))
 		return NULL;
 	return READ_ONCE(inet_csk(sk)->icsk_ca_ops);
 }
@@ -123,10 +130,10 @@ struct ccaas_logsel_walk {
 };
 
 /*
- * Is @sk a live connection (not closed meanwhile)? If so, *@logs says
- * whether its CCA is one that logs.
+ * Is @sk still a connection a selection covers (not closed meanwhile)? If
+ * so, *@logs says whether its CCA is one that logs.
  */
-static bool ccaas_logsel_sk_live(struct sock *sk, bool *logs)
+static bool ccaas_logsel_sk_live(const struct sock *sk, bool *logs)
 {
 	const struct tcp_congestion_ops *ops;
 
@@ -134,7 +141,7 @@ static bool ccaas_logsel_sk_live(struct sock *sk, bool *logs)
 	ops = ccaas_logsel_sk_ops(sk);
 	*logs = ops && ccaas_ops_logs(ops);
 	rcu_read_unlock();
-	return ops;
+	return !!ops;
 }
 
 /* Is @sk selected? Marks its cookie live. */

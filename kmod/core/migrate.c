@@ -188,6 +188,8 @@ static void ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx,
 {
 	ctx->net = net;
 	ctx->cn = ccaas_net(net);
+	/* No commit during a pass: its counts are for one generation. */
+	lockdep_assert_held(&ctx->cn->lock);
 	rcu_read_lock();
 	ctx->stats.generation = ccaas_policy_current(ctx->cn)->generation;
 	rcu_read_unlock();

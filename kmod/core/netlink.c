@@ -357,8 +357,7 @@ static const int ccaas_move_attr[__CCAAS_MOVE_MAX] = {
 	[CCAAS_MOVE_ERROR] = CCAAS_A_MIGRATE_ERRORS,
 };
 
-static int ccaas_migrate_put(struct sk_buff *skb,
-			     const struct ccaas_migrate_stats *st)
+int ccaas_migrate_put(struct sk_buff *skb, const struct ccaas_migrate_stats *st)
 {
 	int i;
 
@@ -373,38 +372,43 @@ static int ccaas_migrate_put(struct sk_buff *skb,
 	return 0;
 }
 
-/* A reply (info) or notification (!info) carrying migration counts. */
-struct sk_buff *ccaas_migrate_msg(struct genl_info *info, u8 cmd,
-				  const struct ccaas_migrate_stats *st)
+/*
+ * A reply to @info's command, allocated before a change, so that a change
+ * made is always told; *@hdr for genlmsg_end().
+ */
+struct sk_buff *ccaas_nl_reply_new(struct genl_info *info, void **hdr)
 {
-	struct sk_buff *msg;
-	void *hdr;
+	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return NULL;
-	if (info)
-		hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0, cmd);
-	else
-		hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, cmd);
-	if (!hdr || ccaas_migrate_put(msg, st)) {
+	*hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0,
+				 info->genlhdr->cmd);
+	if (!*hdr) {
 		nlmsg_free(msg);
 		return NULL;
 	}
-	genlmsg_end(msg, hdr);
 	return msg;
 }
 
 void ccaas_notify_migrate(struct net *net, const struct ccaas_migrate_stats *st)
 {
 	struct sk_buff *msg;
+	void *hdr;
 
 	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
 		return;
-	msg = ccaas_migrate_msg(NULL, CCAAS_CMD_MIGRATE_NTF, st);
-	if (msg)
-		genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
-					CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, CCAAS_CMD_MIGRATE_NTF);
+	if (!hdr || ccaas_migrate_put(msg, st)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
+				CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
 }
 
 void ccaas_notify_policy(struct net *net, const struct ccaas_policy_head *head)

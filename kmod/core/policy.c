@@ -531,6 +531,7 @@ static int ccaas_policy_commit(struct ccaas_net *cn,
 	ccaas_policy_trim(st);
 
 	ccaas_policy_head_of(gen, head);
+	head->committed = true;
 	return 0;
 }
 
@@ -550,6 +551,7 @@ int ccaas_policy_set(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 	want = &draft->rules[0];
 
 	lockdep_assert_held(&cn->lock);
+	WARN_ON_ONCE(req->dry_run);	/* only apply previews */
 	cur = ccaas_policy_current_locked(cn);
 	old = ccaas_policy_find_match(cur, &want->match);
 	if (old && ccaas_rule_equal(old, want)) {
@@ -716,10 +718,10 @@ int ccaas_policy_rollback_resolve(struct ccaas_policy_gen *draft,
 	return ccaas_policy_draft_finish(draft, req->extack);
 }
 
-int ccaas_policy_rollback(struct ccaas_net *cn,
-			  const struct ccaas_policy_req *req,
-			  struct ccaas_policy_gen *draft, u32 generation,
-			  struct ccaas_policy_head *head)
+int ccaas_policy_rollback_commit(struct ccaas_net *cn,
+				 const struct ccaas_policy_req *req,
+				 struct ccaas_policy_gen *draft, u32 generation,
+				 struct ccaas_policy_head *head)
 {
 	lockdep_assert_held(&cn->lock);
 	return ccaas_policy_commit(cn, req, draft, CCAAS_POLICY_ORIGIN_ROLLBACK,

@@ -254,6 +254,8 @@ struct ccaas_policy_req {
  * @generation, @origin, @from, @time_ns, @n_rules: as in the generation
  * @unchanged: nothing was committed: the rules asked for were already in
  *	force, and this is the current generation
+ * @committed: this is a generation the call committed (not a dry run's
+ *	preview, not @unchanged): what the caller must announce and migrate to
  */
 struct ccaas_policy_head {
 	u32 generation;
@@ -262,6 +264,7 @@ struct ccaas_policy_head {
 	u64 time_ns;
 	u32 n_rules;
 	bool unchanged;
+	bool committed;
 };
 
 /*
@@ -294,7 +297,8 @@ void ccaas_rule_sort_params(struct ccaas_rule *rule);
  * describes the result: the new generation, the current one when nothing
  * changed (@head->unchanged), or for a dry run what would be committed.
  * The store only stores: announcing a commit and migrating connections to
- * it is for the caller, still under the lock (policy_nl.c).
+ * it is for the caller, still under the lock (policy_nl.c). (The scope
+ * store takes the lock itself: nothing follows its changes.)
  */
 int ccaas_policy_set(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 		     struct ccaas_policy_gen *draft,
@@ -317,10 +321,10 @@ ccaas_policy_rollback_copy(struct ccaas_net *cn,
 			   const struct ccaas_policy_req *req, u32 generation);
 int ccaas_policy_rollback_resolve(struct ccaas_policy_gen *draft,
 				  const struct ccaas_policy_req *req);
-int ccaas_policy_rollback(struct ccaas_net *cn,
-			  const struct ccaas_policy_req *req,
-			  struct ccaas_policy_gen *draft, u32 generation,
-			  struct ccaas_policy_head *head);
+int ccaas_policy_rollback_commit(struct ccaas_net *cn,
+				 const struct ccaas_policy_req *req,
+				 struct ccaas_policy_gen *draft, u32 generation,
+				 struct ccaas_policy_head *head);
 
 /* Under ccaas_net.lock: the kept generation @generation, or NULL. */
 struct ccaas_policy_gen *ccaas_policy_find(struct ccaas_net *cn, u32 generation);

@@ -450,22 +450,6 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* A reply message, allocated before a change so a commit is always told. */
-static struct sk_buff *ccaas_nl_reply_new(struct genl_info *info, void **hdr)
-{
-	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-
-	if (!msg)
-		return NULL;
-	*hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0,
-				 info->genlhdr->cmd);
-	if (!*hdr) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	return msg;
-}
-
 static int ccaas_nl_reply_send(struct sk_buff *msg, void *hdr,
 			       struct genl_info *info,
 			       const struct ccaas_policy_head *head)
@@ -499,7 +483,7 @@ static void ccaas_nl_policy_changed(struct genl_info *info,
 	struct ccaas_migrate_stats st;
 
 	lockdep_assert_held(&ccaas_net(net)->lock);
-	if (head->unchanged || nla_get_flag(info->attrs[CCAAS_A_POLICY_DRY_RUN]))
+	if (!head->committed)
 		return;
 	ccaas_notify_policy(net, head);
 	if (nla_get_flag(info->attrs[CCAAS_A_POLICY_NO_MIGRATE]))
@@ -657,7 +641,7 @@ out_free:
 /*
  * Are the CCAs of generation @generation loaded? A rollback resolves them
  * again, and a request loads no module (ccaas_nl_cca_loaded()). A
- * generation not kept is left for ccaas_policy_rollback() to refuse.
+ * generation not kept is left for ccaas_policy_rollback_copy() to refuse.
  */
 static int ccaas_nl_rollback_loaded(const struct ccaas_policy_req *req,
 				    u32 generation)
@@ -733,7 +717,7 @@ int ccaas_nl_policy_rollback_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	mutex_lock(&cn->lock);
-	err = ccaas_policy_rollback(cn, &req, draft, generation, &head);
+	err = ccaas_policy_rollback_commit(cn, &req, draft, generation, &head);
 	if (!err)
 		ccaas_nl_policy_changed(info, &head);
 	mutex_unlock(&cn->lock);

@@ -25,13 +25,21 @@ const struct nla_policy ccaas_migrate_policy[CCAAS_A_MIGRATE_MAX + 1] = {
 const struct nla_policy ccaas_sock_get_policy[CCAAS_A_SOCK_MAX + 1] = {
 };
 
-static int ccaas_reply_migrate(struct genl_info *info, u8 cmd,
-			       const struct ccaas_migrate_stats *st)
+/*
+ * After a pass, still under the lock (so the monitor group hears the
+ * passes in the order they ran): announce the counts, and fill the reply
+ * allocated before the pass, so a pass that ran is always told.
+ */
+static int ccaas_reply_migrate(struct genl_info *info, struct sk_buff *msg,
+			       void *hdr, const struct ccaas_migrate_stats *st)
 {
-	struct sk_buff *msg = ccaas_migrate_msg(info, cmd, st);
-
 	ccaas_notify_migrate(genl_info_net(info), st);
-	return msg ? genlmsg_reply(msg, info) : -ENOMEM;
+	if (ccaas_migrate_put(msg, st)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
 }
 
 int ccaas_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
@@ -39,11 +47,18 @@ int ccaas_nl_migrate_doit(struct sk_buff *skb, struct genl_info *info)
 	struct net *net = genl_info_net(info);
 	struct ccaas_net *cn = ccaas_net(net);
 	struct ccaas_migrate_stats st;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
 
+	msg = ccaas_nl_reply_new(info, &hdr);
+	if (!msg)
+		return -ENOMEM;
 	mutex_lock(&cn->lock);
 	ccaas_migrate(net, nla_get_flag(info->attrs[CCAAS_A_MIGRATE_FORCE]), &st);
+	err = ccaas_reply_migrate(info, msg, hdr, &st);
 	mutex_unlock(&cn->lock);
-	return ccaas_reply_migrate(info, CCAAS_CMD_MIGRATE, &st);
+	return err ?: genlmsg_reply(msg, info);
 }
 
 /*
@@ -90,6 +105,8 @@ int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ccaas_cca_ref from = {}, to = {}, def = {};
 	struct ccaas_migrate_stats st;
 	struct nlattr **tb = info->attrs;
+	struct sk_buff *msg = NULL;
+	void *hdr;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, CCAAS_A_MIGRATE_CCA))
@@ -127,11 +144,18 @@ int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 	}
 
+	msg = ccaas_nl_reply_new(info, &hdr);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
 	mutex_lock(&cn->lock);
 	ccaas_drain(net, from.ops, to.ops, def.ops,
 		    nla_get_flag(tb[CCAAS_A_MIGRATE_FORCE]), &st);
+	err = ccaas_reply_migrate(info, msg, hdr, &st);
 	mutex_unlock(&cn->lock);
-	err = ccaas_reply_migrate(info, CCAAS_CMD_CCA_DRAIN, &st);
+	if (!err)
+		err = genlmsg_reply(msg, info);
 out:
 	ccaas_cca_ref_put(&def);
 	ccaas_cca_ref_put(&to);

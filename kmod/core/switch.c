@@ -205,8 +205,10 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 	if (reinit && old->release)
 		old->release(sk);
 	/*
-	 * Publish the new ops before the old module may go: a reader under
-	 * RCU (the ccalog walks) must never find ops whose module is unloading.
+	 * Publish the new ops before the old module may go: module_put() is
+	 * a fully ordered atomic, and unloading waits for a grace period
+	 * after the last reference, so the old ops are never freed under a
+	 * reader under RCU (the ccalog walks) that found them.
 	 */
 	WRITE_ONCE(icsk->icsk_ca_ops, ops);
 	module_put(old->owner);

@@ -11,6 +11,14 @@
  * drop the reference with sock_gen_put(). Sockets added or removed
  * meanwhile may or may not be seen, as with any walk of a live table.
  *
+ * A chain longer than one batch is resumed by count, as the kernel's
+ * iterator resumes: if a socket earlier in the chain leaves between two
+ * batches, the next batch starts one socket late and misses one. Hash
+ * chains are short, but a listening bucket holds every SO_REUSEPORT
+ * listener of one address and port: with more than CCAAS_WALK_BATCH of
+ * them and one closing during the pass, that pass may miss a listener.
+ * The next pass (migrate, drain) sees it.
+ *
  * The listening hash (lhash2) is the same on 6.1 and 6.12: buckets of
  * struct inet_listen_hashbucket, a spinlock and an hlist_nulls of
  * listeners linked by sk_nulls_node, shared by IPv4 and IPv6. Its lock is
