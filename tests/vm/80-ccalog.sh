@@ -9,6 +9,8 @@
 # - lg_c -- lg_r -- lg_s, a 20 Mbit/s HTB bottleneck whose fq_codel marks
 #   CE above 2 ms, 2 ms more on the ACK path: bulk cca_dctcp transfers
 #   whose alpha, ssthresh and cwnd move, for the filter and plot tests.
+# The lg_a -- lg_b path also carries bursts separated by idle periods, for
+# the idle-restart event every ccaas CCA must see.
 # Not on the sanitizer kernel: its checks count rounds of paced transfers in
 # wall-clock windows, which a guest that slow does not fill. The ccalog
 # walks run there under the soak (log add/del all) and the fuzzer.
@@ -21,7 +23,8 @@ PACED=$CCAAS_ROOT/tests/vm/lib/paced.py
 PLOT=$CCAAS_ROOT/tools/ccalog-plot
 PNGCHECK=$CCAAS_ROOT/tests/lib/pngcheck.py
 
-load_ccaas tcp_cca_dctcp tcp_cca_cubic && modprobe sch_netem && modprobe sch_htb
+load_ccaas tcp_cca_dctcp tcp_cca_cubic tcp_cca_dcndelay tcp_cca_xregion &&
+	modprobe sch_netem && modprobe sch_htb
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic cca_dctcp cca_cubic"
 
 # lg_pair: lg_a -- lg_b, cca_dctcp with ECN both ends, 20 ms on the ACKs
@@ -270,6 +273,45 @@ test_ccalog_switch_and_init() {
 		fail ccalog_switch_and_init "no rounds reported on cca_cubic after the migration"
 	else
 		pass ccalog_switch_and_init
+	fi
+}
+
+# Idle restarts reach every ccaas CCA. A connection that writes a burst,
+# waits until it is all acknowledged and writes again starts each burst
+# with nothing in flight, so the stack raises CA_EVENT_TX_START, which
+# the CCA notes in the round (ccalog_rtt is_tx_start=1). Six bursts: at
+# least four such rounds per CCA (one per burst but the first, with a
+# margin). On kernels that deliver the event only through the
+# cwnd_event_tx_start callback, a CCA that does not forward it has none.
+test_ccalog_tx_start_after_idle() {
+	local dir=$LG_RESULTS/txstart cca n bad="" counts=""
+	rm -rf "$dir" && mkdir -p "$dir"
+	lg_pair && "$CCACTL" -n lg_a log add all >/dev/null ||
+		{ fail ccalog_tx_start_after_idle "setup failed"; return 1; }
+	ns lg_b python3 "$PACED" sink "$PAIR_B_IP" 5203 &
+	wait_port lg_b 5203 || return 1
+	trace-cmd record -q -e ccalog:ccalog_rtt -o "$dir/trace.dat" \
+		timeout 120 sh -c "until [ -e '$dir/stop' ]; do sleep 0.2; done" \
+		>"$dir/record.log" 2>&1 &
+	local rec=$!
+	sleep 1.5
+	for cca in cca_dctcp cca_cubic cca_dcndelay cca_xregion; do
+		ns lg_a timeout 60 python3 "$PACED" bursts "$PAIR_B_IP" 5203 "$cca" 6 30000 ||
+			bad+=" $cca: the transfer failed;"
+	done
+	touch "$dir/stop"
+	wait "$rec"
+	trace-cmd report -i "$dir/trace.dat" >"$dir/trace.txt" 2>/dev/null
+	for cca in cca_dctcp cca_cubic cca_dcndelay cca_xregion; do
+		n=$(grep -c "ccalog_rtt: .* cca=$cca .* is_tx_start=1 " "$dir/trace.txt")
+		counts+=" $cca $n,"
+		[ "$n" -ge 4 ] || bad+=" $cca: $n rounds with is_tx_start=1;"
+	done
+	echo "rounds with is_tx_start=1 over 6 bursts:${counts%,}"
+	if [ -n "$bad" ]; then
+		fail ccalog_tx_start_after_idle "${bad%;}"
+	else
+		pass ccalog_tx_start_after_idle
 	fi
 }
 

@@ -8,13 +8,20 @@
       connect, touch READY, wait for the file GO to appear, then write
       CHUNK bytes (default 5000) at RATE_BPS bits/s for SECONDS, close
       the write side and wait for the peer to close
+  paced.py bursts ADDR PORT CCA COUNT BYTES
+      connect on congestion control CCA, then COUNT times: write BYTES,
+      wait until all of it is acknowledged, and stay idle 0.2 s more; so
+      every burst starts with nothing in flight (CA_EVENT_TX_START)
 
 The pause between connect and GO lets a test select the live connection
 (ccactl log add cookie N) before any data is sent.
 """
+import fcntl
 import os
 import socket
+import struct
 import sys
+import termios
 import threading
 import time
 
@@ -60,12 +67,33 @@ def send(addr, port, rate_bps, secs, ready, go, chunk=5000):
     s.close()
 
 
+def unacked(s):
+    # SIOCOUTQ (TIOCOUTQ): bytes written and not yet acknowledged
+    return struct.unpack("i", fcntl.ioctl(s.fileno(), termios.TIOCOUTQ,
+                                          b"\0" * 4))[0]
+
+
+def bursts(addr, port, cca, count, nbytes):
+    s = socket.socket(family(addr), socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cca.encode())
+    s.connect((addr, port))
+    data = b"x" * nbytes
+    for _ in range(count):
+        s.sendall(data)
+        while unacked(s):
+            time.sleep(0.01)
+        time.sleep(0.2)
+    s.close()
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "sink":
         sink(argv[2], int(argv[3]))
     elif len(argv) in (8, 9) and argv[1] == "send":
         send(argv[2], int(argv[3]), float(argv[4]), float(argv[5]), argv[6],
              argv[7], *(int(a) for a in argv[8:]))
+    elif len(argv) == 7 and argv[1] == "bursts":
+        bursts(argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6]))
     else:
         sys.exit(__doc__)
 
