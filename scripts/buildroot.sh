@@ -38,7 +38,9 @@ suite=$(ccaas_kline_var "$kver" KROOT)
 ksuite=$(ccaas_kline_var "$kver" KSUITE)
 kversion=$(ccaas_kline_var "$kver" KVERSION)
 [ -n "$suite" ] || ccaas_die "$kver: no KROOT_ line in versions.conf (it builds on the host)"
-[ -n "$ksuite" ] && [ -n "$kversion" ] || ccaas_die "$kver: KSUITE_/KVERSION_ missing"
+if [ -z "$ksuite" ] || [ -z "$kversion" ]; then
+	ccaas_die "$kver: KSUITE_/KVERSION_ missing"
+fi
 
 # dkms: tests/build/run.sh checks the DKMS build of these lines in here
 pkgs="gcc-14 make dkms linux-headers-$kver=$kversion"
@@ -48,6 +50,7 @@ mounts=()
 in_root() {
 	local r=$1
 	shift
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare -m --propagation private /bin/bash -c '
 		set -e
 		r=$1; n=$2; shift 2
@@ -64,14 +67,17 @@ in_root() {
 }
 
 make_root() {
-	local mirror tmp t0
+	local mirror tmp t0 inc
 	mirror=$(ccaas_debian_mirror) || ccaas_die "no Debian mirror in the apt sources"
 	command -v debootstrap >/dev/null || ccaas_die "debootstrap not found (scripts/deps.sh)"
 	tmp="$root.tmp"
 	rm -rf "$tmp"
 	t0=$(date +%s)
+	# an https mirror needs the CA certificates inside for apt
+	case "$mirror" in https:*) inc=(--include=ca-certificates) ;; *) inc=() ;; esac
 	log "debootstrap --variant=minbase $suite"
-	debootstrap --variant=minbase "$suite" "$tmp" "$mirror" >"$tmp.log" 2>&1 || {
+	debootstrap --variant=minbase ${inc[@]+"${inc[@]}"} "$suite" "$tmp" "$mirror" \
+		>"$tmp.log" 2>&1 || {
 		tail -20 "$tmp.log" >&2
 		ccaas_die "debootstrap $suite failed (log: $tmp.log)"
 	}
@@ -95,6 +101,9 @@ make_root() {
 	touch "$tmp/.ready"
 	mv "$tmp.log" "$tmp/.buildroot.log"
 	mv "$tmp" "$root"
+	# keep the three newest roots of this suite (about 0.6 GB each)
+	# shellcheck disable=SC2012 # the names are ours, without white space
+	ls -td "$CCAAS_CACHE/buildroot/$suite"-*/ | tail -n +4 | xargs -r rm -rf
 }
 
 kdir=/usr/src/linux-headers-$kver

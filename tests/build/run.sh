@@ -85,7 +85,7 @@ fi
 # on the host, or for a line built in a Debian root, with that root's DKMS.
 # dkms_build KVER [ROOT]: add, build, check the modules' vermagic, remove
 dkms_build() {
-	local kver=$1 r=${2:-} run=() src m ko vm st=0 out=$tmp/dkms-$1
+	local kver=$1 r=${2:-} run=() src m f ko vm st=0 out=$tmp/dkms-$1
 	[ -z "$r" ] || run=(scripts/buildroot.sh "$kver" --)
 	src=$r/usr/src/ccaas-$ver
 	"${run[@]}" dkms remove "ccaas/$ver" --all > /dev/null 2>&1
@@ -97,7 +97,10 @@ dkms_build() {
 	fi
 	"${run[@]}" dkms build "ccaas/$ver" -k "$kver" >> "$out" 2>&1 || st=1
 	for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion; do
-		ko=$(ls "$r/var/lib/dkms/ccaas/$ver/$kver/x86_64/module/$m.ko"* 2>/dev/null | head -n 1)
+		ko=""
+		for f in "$r/var/lib/dkms/ccaas/$ver/$kver/x86_64/module/$m.ko"*; do
+			[ -f "$f" ] && ko=$f && break
+		done
 		if [ -z "$ko" ]; then
 			echo "missing $m.ko" >> "$out"; st=1; continue
 		fi
