@@ -21,7 +21,13 @@ KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 PWD := $(CURDIR)
 VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PINNED := $(KVER_6_1) $(KVER_6_12)
+PINNED := $(KVER_6_1) $(KVER_6_12) $(KVER_7_3)
+
+# Lines pinned with a KROOT_<n>_<m> suite build inside a Debian root of that
+# suite (scripts/buildroot.sh), with the same paths as here; the others on
+# the host.
+ROOTED := $(foreach v,$(filter KROOT_%,$(.VARIABLES)),$(KVER_$(v:KROOT_%=%)))
+kmake_of = $(if $(filter $1,$(ROOTED)),scripts/buildroot.sh $1 -- make,$(MAKE))
 
 .PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install bench demo fuzz soak
 
@@ -30,7 +36,8 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
 
-# The headers to build against: Debian's package, or for the sanitizer
+# The headers to build against: Debian's package (on the host or in the
+# line's build root), or for the sanitizer
 # kernel (KVER_DEBUG) its build tree, made by scripts/debug-kernel.sh.
 kdir_of = $(if $(filter $(KVER_DEBUG),$1),$(shell scripts/debug-kernel.sh | sed -n 's/^KDIR=//p'),/usr/src/linux-headers-$1)
 
@@ -45,7 +52,7 @@ build/%/.built: FORCE
 	@rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
 		--exclude '*.mod*' --exclude 'compat-generated.h' $(KSRC) build/$*/ 2>/dev/null || \
 		rsync -a $(KSRC) build/$*/
-	$(MAKE) -C $(call kdir_of,$*) M=$(PWD)/build/$* W=$(W) modules
+	+$(call kmake_of,$*) -C $(call kdir_of,$*) M=$(PWD)/build/$* W=$(W) modules
 	@touch $@
 
 FORCE:

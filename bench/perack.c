@@ -314,7 +314,7 @@ static int perack_measure(struct sock *orig, unsigned int rounds)
 		bench_out(perack_report, &off,
 			  "phase=%s ca=%s ops=%s ecn=%d acks=%u blocks=%u min=%s med=%s max=%s loop_med=%s net=%s cwnd_end=%u ssthresh_end=%u cwr=%u ce=%u rounds=%u\n",
 			  ph->name, name0, name,
-			  !!(tcp_sk(tmpl)->ecn_flags & TCP_ECN_OK), PERACK_ACKS,
+			  ccaas_tcp_ecn_ok(tcp_sk(tmpl)), PERACK_ACKS,
 			  rounds, lo, med, hi, loop, net, st.cwnd_end,
 			  st.ssthresh_end, st.cwr, st.ce, st.rounds);
 	}

@@ -62,7 +62,10 @@ for k in $kvers; do
 	mkdir -p "$bdir/$k"
 	cp "$bench/bench_main.c" "$bench/perack.c" "$bench/bench.h" \
 		"$bench"/nolog_*.c "$bench/Kbuild" "$bdir/$k/"
-	make -s -C "/usr/src/linux-headers-$k" M="$bdir/$k" \
+	# lines built in a Debian root (KROOT_ in versions.conf) build there
+	kmake=(make)
+	[ -z "$(ccaas_kline_var "$k" KROOT)" ] || kmake=("$root/scripts/buildroot.sh" "$k" -- make)
+	"${kmake[@]}" -s -C "/usr/src/linux-headers-$k" M="$bdir/$k" \
 		CCAAS_TREE="$root/build/$k" \
 		KBUILD_EXTRA_SYMBOLS="$root/build/$k/Module.symvers" modules
 	# the fixed cost of each CCA module (perack part's report)

@@ -4,7 +4,7 @@
 # `make check`: install what the tests need, build, run every suite, and sum
 # their PASS:/FAIL: lines into one closing line "N passed, N failed".
 #
-#   KERNELS="6.1 6.12 debug"  kernel lines for builds and VM tests (default:
+#   KERNELS="6.1 6.12 debug"  kernel lines (any pinned short name: 7.3) for builds and VM tests (default:
 #                       all three; "debug" is the sanitizer kernel, built
 #                       here, which runs the `# vm-debug: yes` VM files)
 #   T=PATTERN           run only tests whose name matches PATTERN
@@ -12,7 +12,7 @@
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
-. scripts/versions.conf
+. scripts/vm/common.sh
 
 KERNELS=${KERNELS:-6.1 6.12 debug}
 T=${T:-}
@@ -24,12 +24,7 @@ log=$CCAAS_ARTIFACTS/check-$(date +%Y%m%d-%H%M%S).log
 start=$(date +%s)
 
 kver_of() {
-	case $1 in
-	6.1) echo "$KVER_6_1" ;;
-	6.12) echo "$KVER_6_12" ;;
-	debug) echo "$KVER_DEBUG" ;;
-	*) echo "$1" ;;
-	esac
+	ccaas_resolve_kver "$1"
 }
 kvers=$(for k in $KERNELS; do kver_of "$k"; done | tr '\n' ' ')
 # the Debian kernels among them: the build suite's W=1, DKMS and checkpatch

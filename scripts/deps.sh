@@ -5,6 +5,10 @@
 # with dpkg-query first; only missing ones (or a pinned package at another
 # version) are installed, with one `apt-get update` and one `apt-get install`.
 #
+# Lines built in a Debian root (KROOT_* in versions.conf: 7.3) get their
+# compiler and headers there (scripts/buildroot.sh, with debootstrap), not
+# on the host.
+#
 # Kernel images are deliberately NOT installed (their postinst builds an
 # initramfs for minutes); scripts/vm-prepare.sh downloads and extracts them.
 #
@@ -26,6 +30,7 @@ qemu-system-x86 busybox-static iproute2 iperf3 trace-cmd tcpdump procps
 libmnl-dev pkg-config kmod dkms gcc make bc flex bison libelf-dev libssl-dev
 xz-utils zstd cpio rsync util-linux python3 python3-yaml python3-jsonschema
 gnuplot-nox
+debootstrap debian-archive-keyring
 groff-base man-db valgrind
 clang libbpf-dev bpftool
 linux-headers-$KVER_6_1 linux-headers-$KVER_6_12

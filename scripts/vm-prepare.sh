@@ -2,15 +2,18 @@
 # Prepare everything a test VM needs for one kernel, in the cache
 # ${CCAAS_CACHE:-/var/cache/ccaas}, keyed by content so reruns are instant:
 #
-#   debs/linux-image-<KVER>_<version>_amd64.deb   (apt-get download if missing)
-#   kernels/<deb name>/                           (dpkg-deb -x of that .deb)
+#   debs/linux-image-<KVER>_<version>_amd64.deb   (apt-get download if missing;
+#       for Debian's 7.x, a meta package: also its linux-binary-, -modules-
+#       and -base- parts; a line with KSUITE_ in versions.conf comes from that
+#       suite at its pinned version)
+#   kernels/<deb name>/                           (dpkg-deb -x of the .deb(s))
 #       boot/vmlinuz-<KVER>, vmlinux              (vmlinux: ELF for PVH boot)
 #       lib/modules/<KVER>/ with modules.dep      (depmod -b)
 #   initramfs/<KVER>-<hash of inputs>.cpio.gz     (busybox + virtio/9p modules)
 #
 # The image package is never installed: that would run initramfs-tools.
 #
-# Usage: scripts/vm-prepare.sh KVER       (KVER may be a short name: 6.1, 6.12)
+# Usage: scripts/vm-prepare.sh KVER       (KVER may be a short name: 6.1, 7.3)
 # Prints shell-sourceable lines: KVER= VMLINUX= VMLINUZ= INITRD= MODULES=
 # (MODULES is the directory to mount on the guest's /lib/modules).
 set -eu
@@ -72,29 +75,80 @@ extract_vmlinux() {
 		ccaas_die "$img: payload is not an ELF kernel"
 }
 
-# deb_kernel: the Debian image .deb, downloaded once and extracted once;
-# sets kdir
+# download PKG...: apt-get download PKG... into $CCAAS_CACHE/debs; a line
+# pinned to another suite (KSUITE_ in versions.conf) reads it through a
+# private apt configuration, at its pinned version (KVERSION_)
+download() {
+	local tmp opts="" p pkgs=()
+	if [ -n "$ksuite" ]; then
+		opts=$(ccaas_apt_opts "$ksuite") || exit 1
+		for p in "$@"; do pkgs+=("$p=$kversion"); done
+	else
+		pkgs=("$@")
+	fi
+	log "downloading ${pkgs[*]}"
+	tmp=$(mktemp -d "$CCAAS_CACHE/debs/.dl.XXXXXX")
+	# apt drops privileges to _apt for downloads; let it write here
+	chmod 0777 "$tmp"
+	# a fresh machine may have no package lists yet: update once and retry
+	# shellcheck disable=SC2086 # the options are words
+	(cd "$tmp" && apt-get $opts download -q "${pkgs[@]}") >&2 ||
+		{ apt-get $opts update -q >&2 && (cd "$tmp" && apt-get $opts download -q "${pkgs[@]}") >&2; } ||
+		ccaas_die "apt-get download ${pkgs[*]} failed"
+	mv "$tmp"/*.deb "$CCAAS_CACHE/debs/"
+	rmdir "$tmp"
+}
+
+# parts DEB: the packages that Debian's 7.x meta package linux-image-<kver>
+# depends on for the kernel (linux-binary-), its modules (linux-modules-)
+# and config (linux-base-); none for the 6.x packages, which carry all
+parts() {
+	dpkg-deb -f "$1" Depends | tr ',' '\n' | sed -nE \
+		"s/^ *(linux-(binary|modules|base)-$(printf %s "$kver" | sed 's/[.+]/\\&/g')) .*/\1/p"
+}
+
+# deb_kernel: the Debian image .deb (and its parts), downloaded once and
+# extracted once into one tree of the 6.x layout: boot/vmlinuz-<kver>,
+# boot/config-<kver>, lib/modules/<kver>/; sets kdir
 deb_kernel() {
-	local deb tmp
+	local deb p f version missing=()
+	ksuite=$(ccaas_kline_var "$kver" KSUITE)
+	kversion=$(ccaas_kline_var "$kver" KVERSION)
 	deb=$(find_deb)
+	if [ -n "$kversion" ] && [ -n "$deb" ] &&
+		[ "$(dpkg-deb -f "$deb" Version)" != "$kversion" ]; then
+		deb=""
+	fi
 	if [ -z "$deb" ]; then
-		log "downloading linux-image-$kver"
-		tmp=$(mktemp -d "$CCAAS_CACHE/debs/.dl.XXXXXX")
-		# apt drops privileges to _apt for downloads; let it write here
-		chmod 0777 "$tmp"
-		# a fresh machine may have no package lists yet: update once and retry
-		(cd "$tmp" && apt-get download -q "linux-image-$kver") >&2 ||
-			{ apt-get update -q >&2 && (cd "$tmp" && apt-get download -q "linux-image-$kver") >&2; } ||
-			ccaas_die "apt-get download linux-image-$kver failed"
-		mv "$tmp"/*.deb "$CCAAS_CACHE/debs/"
-		rmdir "$tmp"
+		download "linux-image-$kver"
 		deb=$(find_deb)
+	fi
+	version=$(dpkg-deb -f "$deb" Version)
+	debs=("$deb")
+	for p in $(parts "$deb"); do
+		f="$CCAAS_CACHE/debs/${p}_${version}_amd64.deb"
+		[ -f "$f" ] || missing+=("$p")
+		debs+=("$f")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		kversion=$version
+		download "${missing[@]}"
 	fi
 	kdir="$CCAAS_CACHE/kernels/$(basename "$deb" .deb)"
 	if [ ! -e "$kdir/.ready" ]; then
-		log "extracting $(basename "$deb")"
+		log "extracting ${debs[*]##*/}"
 		rm -rf "$kdir.tmp"
-		dpkg-deb -x "$deb" "$kdir.tmp"
+		for f in "${debs[@]}"; do
+			dpkg-deb -x "$f" "$kdir.tmp"
+		done
+		# 7.x: everything under usr/lib/modules/<kver>/
+		if [ ! -d "$kdir.tmp/lib/modules/$kver" ] && [ -d "$kdir.tmp/usr/lib/modules/$kver" ]; then
+			mkdir -p "$kdir.tmp/lib" "$kdir.tmp/boot"
+			mv "$kdir.tmp/usr/lib/modules" "$kdir.tmp/lib/modules"
+			mv "$kdir.tmp/lib/modules/$kver/vmlinuz" "$kdir.tmp/boot/vmlinuz-$kver"
+			mv "$kdir.tmp/lib/modules/$kver/config" "$kdir.tmp/boot/config-$kver"
+		fi
+		[ -f "$kdir.tmp/boot/vmlinuz-$kver" ] || ccaas_die "no kernel in ${debs[*]##*/}"
 		depmod -b "$kdir.tmp" "$kver"
 		extract_vmlinux "$kdir.tmp/boot/vmlinuz-$kver" "$kdir.tmp/vmlinux"
 		touch "$kdir.tmp/.ready"

@@ -193,7 +193,7 @@ static u32 cca_cubic_ssthresh(struct sock *sk)
 	cca_cubic_cfg(sk, &cfg);
 	target = ccaas_cubic_beta_cwnd(cwnd, cfg.beta);
 
-	if (!ca->ece_ack || !(tp->ecn_flags & TCP_ECN_OK)) {
+	if (!ca->ece_ack || !ccaas_tcp_ecn_ok(tp)) {
 		cca_cubic_reduce(ca, &cfg, cwnd, target, CCA_CUBIC_CUT_LOSS);
 		return target;
 	}
@@ -275,7 +275,7 @@ static noinline void cca_cubic_round_end_logged(struct sock *sk)
 	struct ccaas_round done = ca->round;
 
 	cca_cubic_round_end(sk);
-	ccaas_log_rtt(sk, &done, tcp_sk(sk)->ecn_flags & TCP_ECN_OK ?
+	ccaas_log_rtt(sk, &done, ccaas_tcp_ecn_ok(tcp_sk(sk)) ?
 		      ca->alpha : CCAAS_LOG_NO_ALPHA, 0, 0);
 }
 
@@ -329,7 +329,7 @@ static void cca_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	switch (ev) {
 	case CA_EVENT_ECN_IS_CE:
 	case CA_EVENT_ECN_NO_CE:
-		if (tp->ecn_flags & TCP_ECN_OK)
+		if (ccaas_tcp_ecn_ok(tp))
 			ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt,
 					 &ca->ce_state);
 		break;
@@ -374,7 +374,7 @@ static size_t cca_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 {
 	const struct cca_cubic *ca = inet_csk_ca(sk);
 
-	if (!(tcp_sk(sk)->ecn_flags & TCP_ECN_OK) || !ccaas_info_wanted(ext))
+	if (!ccaas_tcp_ecn_ok(tcp_sk(sk)) || !ccaas_info_wanted(ext))
 		return 0;
 	return ccaas_info_dctcp_round(sk, info, attr, true, ca->ce_state,
 				      READ_ONCE(ca->alpha), &ca->round);

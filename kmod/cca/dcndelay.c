@@ -262,11 +262,11 @@ static void cca_dcndelay_init(struct sock *sk)
 	dcn_init_state(sk);
 
 	/*
-	 * As cca_dctcp: only an established socket without TCP_ECN_OK falls
+	 * As cca_dctcp: only an established socket without ECN falls
 	 * back (listeners and unconnected sockets do not know yet). Same
 	 * module, so no module reference changes hands.
 	 */
-	if (!(tp->ecn_flags & TCP_ECN_OK) &&
+	if (!ccaas_tcp_ecn_ok(tp) &&
 	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE) {
 		inet_csk(sk)->icsk_ca_ops = &cca_dcndelay_ne_ops;
 		INET_ECN_dontxmit(sk);

@@ -88,10 +88,10 @@ static void cca_dctcp_init(struct sock *sk)
 	/*
 	 * init() also runs for listeners and for sockets that are not yet
 	 * connected; their ECN outcome is unknown, so only an established
-	 * socket without TCP_ECN_OK falls back. Same module, so no module
+	 * socket without ECN (any mode) falls back. Same module, so no module
 	 * reference changes hands.
 	 */
-	if (!(tp->ecn_flags & TCP_ECN_OK) &&
+	if (!ccaas_tcp_ecn_ok(tp) &&
 	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE) {
 		inet_csk(sk)->icsk_ca_ops = &cca_dctcp_reno_ops;
 		INET_ECN_dontxmit(sk);

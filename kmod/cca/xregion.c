@@ -553,7 +553,7 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	switch (ev) {
 	case CA_EVENT_ECN_IS_CE:
 	case CA_EVENT_ECN_NO_CE:
-		if (!(tp->ecn_flags & TCP_ECN_OK))
+		if (!ccaas_tcp_ecn_ok(tp))
 			break;
 		ce = ca->ce_state;
 		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ce);
@@ -618,7 +618,7 @@ static void cca_xregion_init(struct sock *sk)
 	 * unconnected sockets do not know yet. Same module and same private
 	 * area, so the state set up below serves both.
 	 */
-	if (!(tp->ecn_flags & TCP_ECN_OK) &&
+	if (!ccaas_tcp_ecn_ok(tp) &&
 	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE) {
 		inet_csk(sk)->icsk_ca_ops = &cca_xregion_ne_ops;
 		INET_ECN_dontxmit(sk);

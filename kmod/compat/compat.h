@@ -29,4 +29,16 @@
 #define ccaas_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt)
 #endif
 
+/*
+ * True if @tp negotiated ECN. Where the kernel has ECN modes (AccECN), any
+ * mode counts: RFC 3168, AccECN, or both bits while an AccECN handshake is
+ * pending, as in-tree dctcp does with tcp_ecn_mode_any(). Testing only the
+ * RFC 3168 mode would hand AccECN connections to the non-ECN fallback.
+ */
+#ifdef CCAAS_HAVE_TCP_ECN_MODE
+#define ccaas_tcp_ecn_ok(tp)	tcp_ecn_mode_any(tp)
+#else
+#define ccaas_tcp_ecn_ok(tp)	(!!((tp)->ecn_flags & TCP_ECN_OK))
+#endif
+
 #endif /* _CCAAS_COMPAT_H */

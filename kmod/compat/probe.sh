@@ -25,3 +25,15 @@ fi
 if grep -Eq 'void __tcp_send_ack\(struct sock \*sk, u32 rcv_nxt, u16 flags\)' "$tcp_h"; then
 	have CCAAS_HAVE_TCP_SEND_ACK_FLAGS
 fi
+
+# AccECN (6.18 era) replaced TCP_ECN_OK with ECN modes in tp->ecn_flags,
+# read through tcp_ecn_mode_any/_rfc3168/_accecn().
+if grep -Eq 'static inline bool tcp_ecn_mode_any\(' "$tcp_h"; then
+	have CCAAS_HAVE_TCP_ECN_MODE
+fi
+
+# tcp_ca_event() hands CA_EVENT_TX_START only to cwnd_event_tx_start, when
+# the ops have that callback, and never to cwnd_event.
+if grep -Eq 'void \(\*cwnd_event_tx_start\)\(struct sock \*sk\);' "$tcp_h"; then
+	have CCAAS_HAVE_CWND_EVENT_TX_START
+fi

@@ -206,8 +206,9 @@ int ccaas_policy_net_init(struct ccaas_net *cn);
 void ccaas_policy_net_exit(struct ccaas_net *cn);
 
 /*
- * --- read side: RCU, any context (also tracepoint probes with preemption
- * off); no locks, no sleeping.
+ * --- read side: under rcu_read_lock(), any context (also tracepoint
+ * probes, which on 7.x run preemptible under SRCU and so take it
+ * themselves); no locks, no sleeping.
  */
 
 /* The generation in force; call under rcu_read_lock(). Never NULL. */

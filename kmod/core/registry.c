@@ -55,6 +55,30 @@ static int ccaas_cca_check(const struct ccaas_cca *cca)
 	return 0;
 }
 
+#ifdef CCAAS_HAVE_CWND_EVENT_TX_START
+/*
+ * Where tcp_ca_event() hands CA_EVENT_TX_START only to cwnd_event_tx_start
+ * and never to cwnd_event, pass it on to the socket's cwnd_event, so that a
+ * CCA written for cwnd_event still sees idle restarts (Cubic's epoch,
+ * dcndelay's step reset, ccalog's is_tx_start). It is installed only in
+ * ops that have a cwnd_event, so the current ops always have one.
+ */
+static void ccaas_cwnd_event_tx_start(struct sock *sk)
+{
+	inet_csk(sk)->icsk_ca_ops->cwnd_event(sk, CA_EVENT_TX_START);
+}
+
+static void ccaas_ops_forward_tx_start(struct tcp_congestion_ops *ops)
+{
+	if (ops && ops->cwnd_event && !ops->cwnd_event_tx_start)
+		ops->cwnd_event_tx_start = ccaas_cwnd_event_tx_start;
+}
+#else
+static void ccaas_ops_forward_tx_start(struct tcp_congestion_ops *ops)
+{
+}
+#endif
+
 /**
  * ccaas_cca_register - register a CCA with the TCP stack and the core
  * @cca: the CCA; must stay valid until ccaas_cca_unregister()
@@ -72,6 +96,10 @@ int ccaas_cca_register(struct ccaas_cca *cca)
 		       cca->ops->name);
 		return err;
 	}
+
+	/* Before the stack can see the ops: both kinds of ops a socket holds. */
+	ccaas_ops_forward_tx_start(cca->ops);
+	ccaas_ops_forward_tx_start(cca->fallback_ops);
 
 	mutex_lock(&ccaas_registry_lock);
 	if (ccaas_registry_find(cca->ops->name)) {

@@ -50,7 +50,8 @@ struct ccaas_scope_result {
 
 /*
  * Longest-prefix match of a remote address. Any context (softirq,
- * tracepoint probes with preemption off): RCU only, no locks, no sleeping.
+ * tracepoint probes, preemptible or not): takes rcu_read_lock() itself;
+ * no locks, no sleeping.
  * A v4-mapped IPv6 address (::ffff:a.b.c.d) is looked up as IPv4.
  */
 void ccaas_scope_lookup4(struct ccaas_net *cn, __be32 addr,

@@ -4,7 +4,12 @@
  * remote address, before its first packet is sent.
  *
  * The hook is the inet_sock_set_state tracepoint (found by name: it is not
- * exported), whose probes run with preemption disabled and must not sleep:
+ * exported). Its probes must not sleep (some state changes happen in
+ * softirq or under the socket's spinlock) but need not run with preemption
+ * off: on 7.x the tracepoint calls them under SRCU, preemptible. So the
+ * probe relies on nothing that preemption being off would give it: it takes
+ * rcu_read_lock() itself for the policy, the scope tree and the route, and
+ * uses no per-CPU state. The transitions:
  *
  * - Active open, CLOSE -> SYN_SENT, inside tcp_v{4,6}_connect() with the
  *   socket owned by the connecting task and the addresses set, before
@@ -76,7 +81,7 @@ ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk)
 	const struct tcp_congestion_ops *ops;
 	const struct ccaas_rule *rule;
 
-	if (!(tcp_sk(sk)->ecn_flags & TCP_ECN_OK))
+	if (!ccaas_tcp_ecn_ok(tcp_sk(sk)))
 		return NULL;
 	ops = ccaas_registry_transitional();
 	if (ops && ccaas_ecn_compatible(sk, ops))

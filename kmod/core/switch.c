@@ -115,7 +115,7 @@ bool ccaas_ecn_compatible(const struct sock *sk,
 			  const struct tcp_congestion_ops *ops)
 {
 	u32 features = ccaas_ops_features(ops);
-	u32 need = tcp_sk(sk)->ecn_flags & TCP_ECN_OK ? CCAAS_CCA_F_ECN_OK :
+	u32 need = ccaas_tcp_ecn_ok(tcp_sk(sk)) ? CCAAS_CCA_F_ECN_OK :
 			CCAAS_CCA_F_NONECN_OK;
 
 	return (features & need) &&

@@ -60,3 +60,72 @@ ccaas_die() {
 	echo "$(basename "$0"): $*" >&2
 	exit 1
 }
+
+# ccaas_debian_mirror: the Debian archive this machine's apt sources use (the
+# first URI of a suite that is not a -security one), read at run time so no
+# host name is written into the project.
+ccaas_debian_mirror() {
+	local f uri
+	uri=$(
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+			[ -r "$f" ] || continue
+			awk '$1 == "deb" { u = ($2 ~ /^\[/) ? $3 : $2; s = ($2 ~ /^\[/) ? $4 : $3
+				if (s !~ /-security/ && u ~ /^https?:/) print u }' "$f"
+		done
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -r "$f" ] || continue
+			# deb822 stanzas: Types, URIs and Suites, blank-line separated
+			awk 'function flush() { if (t ~ /(^| )deb( |$)/ && s !~ /-security/ && u != "") print u
+					t = u = s = "" }
+				/^[[:space:]]*$/ { flush(); next }
+				tolower($1) == "types:" { t = substr($0, index($0, ":") + 1) }
+				tolower($1) == "uris:" { u = $2 }
+				tolower($1) == "suites:" { s = substr($0, index($0, ":") + 1) }
+				END { flush() }' "$f"
+		done | grep -E '^https?://' | head -n 1
+	)
+	[ -n "$uri" ] || return 1
+	echo "${uri%/}"
+}
+
+# ccaas_kline_var KVER PREFIX: the value of PREFIX_<n>_<m> (versions.conf)
+# for the pinned kernel KVER, e.g. KSUITE for its Debian suite; empty if
+# that line has none
+ccaas_kline_var() {
+	local short v
+	short=$(ccaas_short_kver "$1")
+	[[ "$short" =~ ^[0-9]+\.[0-9]+$ ]] || return 0
+	v="$2_${short//./_}"
+	echo "${!v:-}"
+}
+
+# ccaas_apt_opts SUITE...: apt-get/apt-cache options for a private apt
+# configuration under $CCAAS_CACHE/apt that reads SUITE... (main) from the
+# machine's Debian mirror; its lists are updated when older than a day.
+# The host's own apt sources and state are left alone.
+ccaas_apt_opts() {
+	local mirror dir s opts
+	mirror=$(ccaas_debian_mirror) || ccaas_die "no Debian mirror in the apt sources"
+	dir="$CCAAS_CACHE/apt/$(echo "$*" | tr ' ' '+')"
+	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
+	for s in "$@"; do
+		echo "deb $mirror $s main"
+	done >"$dir/sources.list.new"
+	if ! cmp -s "$dir/sources.list.new" "$dir/sources.list"; then
+		mv "$dir/sources.list.new" "$dir/sources.list"
+		rm -f "$dir/lists/"*_Packages "$dir/.updated"
+	else
+		rm -f "$dir/sources.list.new"
+	fi
+	# apt drops privileges to _apt for downloads
+	chmod -R a+rwX "$dir"
+	opts="-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/nonexistent"
+	opts="$opts -o Dir::State::Lists=$dir/lists -o Dir::Cache=$dir -o Dir::State::status=/dev/null"
+	opts="$opts -o APT::Architecture=amd64 -o APT::Architectures::=amd64"
+	if [ -z "$(find "$dir/.updated" -mmin -1440 2>/dev/null)" ]; then
+		# shellcheck disable=SC2086 # the options are words
+		apt-get $opts update -q >&2 || ccaas_die "apt-get update ($*) failed"
+		touch "$dir/.updated"
+	fi
+	echo "$opts"
+}

@@ -8,11 +8,13 @@
 set -u
 cd "$(dirname "$0")/../.."
 root=$PWD
-. scripts/versions.conf
-CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}
+. scripts/vm/common.sh
 T=${T:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# rooted KVER: true if KVER builds in a Debian root (KROOT_ in versions.conf)
+rooted() { [ -n "$(ccaas_kline_var "$1" KROOT)" ]; }
 
 want() { [ -z "$T" ] || [[ $1 == *$T* ]]; }
 result() { # result NAME STATUS [detail-file]
@@ -29,7 +31,12 @@ for kver in "$@"; do
 	want "w1-$kver" || continue
 	d=$tmp/w1-$kver
 	mkdir -p "$d" && cp -a Kbuild kmod include kunit "$d"/
-	make -C "/usr/src/linux-headers-$kver" M="$d" W=1 modules > "$d.log" 2>&1
+	if rooted "$kver"; then
+		scripts/buildroot.sh -b "$d" "$kver" -- \
+			make -C "/usr/src/linux-headers-$kver" M="$d" W=1 modules > "$d.log" 2>&1
+	else
+		make -C "/usr/src/linux-headers-$kver" M="$d" W=1 modules > "$d.log" 2>&1
+	fi
 	st=$?
 	if grep -E 'warning:|error:' "$d.log" > "$d.warn"; then st=1; fi
 	[ -s "$d.warn" ] || cp "$d.log" "$d.warn"
@@ -74,7 +81,37 @@ if want uapi-schema; then
 	fi
 fi
 
-# DKMS builds the modules for each kernel from a clean copy of the package.
+# DKMS builds the modules for each kernel from a clean copy of the package:
+# on the host, or for a line built in a Debian root, with that root's DKMS.
+# dkms_build KVER [ROOT]: add, build, check the modules' vermagic, remove
+dkms_build() {
+	local kver=$1 r=${2:-} run=() src m f ko vm st=0 out=$tmp/dkms-$1
+	[ -z "$r" ] || run=(scripts/buildroot.sh "$kver" --)
+	src=$r/usr/src/ccaas-$ver
+	"${run[@]}" dkms remove "ccaas/$ver" --all > /dev/null 2>&1
+	rm -rf "$src" && mkdir -p "$src"
+	cp -a Kbuild dkms.conf kmod include "$src"/
+	if ! "${run[@]}" dkms add "ccaas/$ver" > "$out" 2>&1; then
+		result "dkms-add-$kver" 1 "$out"
+		return
+	fi
+	"${run[@]}" dkms build "ccaas/$ver" -k "$kver" >> "$out" 2>&1 || st=1
+	for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion; do
+		ko=""
+		for f in "$r/var/lib/dkms/ccaas/$ver/$kver/x86_64/module/$m.ko"*; do
+			[ -f "$f" ] && ko=$f && break
+		done
+		if [ -z "$ko" ]; then
+			echo "missing $m.ko" >> "$out"; st=1; continue
+		fi
+		vm=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+		[ "$vm" = "$kver" ] || { echo "$m vermagic $vm" >> "$out"; st=1; }
+	done
+	result "dkms-$kver" $st "$out"
+	"${run[@]}" dkms remove "ccaas/$ver" --all > /dev/null 2>&1
+	rm -rf "$src"
+}
+
 if want dkms; then
 	ver=$(cat VERSION)
 	if ! grep -q "^PACKAGE_VERSION=\"$ver\"" dkms.conf; then
@@ -83,30 +120,13 @@ if want dkms; then
 	else
 		result dkms-version 0
 	fi
-	src=/usr/src/ccaas-$ver
-	dkms remove "ccaas/$ver" --all > /dev/null 2>&1
-	rm -rf "$src" && mkdir -p "$src"
-	cp -a Kbuild dkms.conf kmod include "$src"/
-	if dkms add "ccaas/$ver" > "$tmp/dkms-add" 2>&1; then
-		for kver in "$@"; do
-			want "dkms-$kver" || want dkms || continue
-			st=0
-			dkms build "ccaas/$ver" -k "$kver" > "$tmp/dkms-$kver" 2>&1 || st=1
-			for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion; do
-				ko=/var/lib/dkms/ccaas/$ver/$kver/x86_64/module/$m.ko
-				[ -f "$ko" ] || ko=$ko.xz
-				if [ ! -f "$ko" ]; then
-					echo "missing $m.ko" >> "$tmp/dkms-$kver"; st=1; continue
-				fi
-				vm=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
-				[ "$vm" = "$kver" ] || { echo "$m vermagic $vm" >> "$tmp/dkms-$kver"; st=1; }
-			done
-			result "dkms-$kver" $st "$tmp/dkms-$kver"
-		done
-	else
-		result dkms-add 1 "$tmp/dkms-add"
-	fi
-	dkms remove "ccaas/$ver" --all > /dev/null 2>&1
-	rm -rf "$src"
+	for kver in "$@"; do
+		want "dkms-$kver" || want dkms || continue
+		if rooted "$kver"; then
+			dkms_build "$kver" "$(scripts/buildroot.sh "$kver" | sed -n 's/^ROOT=//p')"
+		else
+			dkms_build "$kver"
+		fi
+	done
 fi
 exit 0
