@@ -371,11 +371,18 @@ test_perm_memcg_charged() {
 	[ $((after - before)) -ge $((10 * 1024 * 88)) ] ||
 		fail perm_memcg_charged "16 generations grew the caller's cgroup by $((after - before)) bytes" ||
 		return 1
-	# and uncharged when the namespace goes
+	# and uncharged when the namespace goes, up to what the memory
+	# controller may keep pre-charged per CPU (one charge batch, 64 pages)
+	# instead of giving it back: on 7.3, 24-120 KB stay over "before".
+	# The generations are 2 MB, so a leak of them cannot hide in that.
 	ip netns delete nl_mem
+	local slack=$((64 * $(getconf PAGESIZE) * $(nproc)))
 	for i in $(seq 300); do
-		[ "$(cat $cg/memory.current)" -le "$before" ] && return 0
+		if [ "$(cat $cg/memory.current)" -le $((before + slack)) ]; then
+			echo "memory.current after the netns went: $(cat $cg/memory.current)"
+			return 0
+		fi
 		sleep 0.1
 	done
-	fail perm_memcg_charged "$(cat $cg/memory.current) bytes left (from $before) after the netns went"
+	fail perm_memcg_charged "$(cat $cg/memory.current) bytes left (from $before, slack $slack) after the netns went"
 }
