@@ -391,18 +391,29 @@ struct sk_buff *ccaas_nl_reply_new(struct genl_info *info, void **hdr)
 	return msg;
 }
 
-void ccaas_notify_migrate(struct net *net, const struct ccaas_migrate_stats *st)
+/* A notification of @cmd for @net's monitor group, or NULL if none listens. */
+static struct sk_buff *ccaas_notify_new(struct net *net, u8 cmd, void **hdr)
 {
 	struct sk_buff *msg;
-	void *hdr;
 
 	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
-		return;
+		return NULL;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, CCAAS_CMD_MIGRATE_NTF);
-	if (!hdr || ccaas_migrate_put(msg, st)) {
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Send a filled notification (@err: filling it failed: drop it). */
+static void ccaas_notify_send(struct net *net, struct sk_buff *msg, void *hdr,
+			      int err)
+{
+	if (err) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -411,24 +422,24 @@ void ccaas_notify_migrate(struct net *net, const struct ccaas_migrate_stats *st)
 				CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
 }
 
+void ccaas_notify_migrate(struct net *net, const struct ccaas_migrate_stats *st)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = ccaas_notify_new(net, CCAAS_CMD_MIGRATE_NTF, &hdr);
+	if (msg)
+		ccaas_notify_send(net, msg, hdr, ccaas_migrate_put(msg, st));
+}
+
 void ccaas_notify_policy(struct net *net, const struct ccaas_policy_head *head)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&ccaas_family, net, CCAAS_MCGRP_MONITOR_ID))
-		return;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &ccaas_family, 0, CCAAS_CMD_POLICY_NTF);
-	if (!hdr || ccaas_policy_fill_head(msg, head)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&ccaas_family, net, msg, 0,
-				CCAAS_MCGRP_MONITOR_ID, GFP_KERNEL);
+	msg = ccaas_notify_new(net, CCAAS_CMD_POLICY_NTF, &hdr);
+	if (msg)
+		ccaas_notify_send(net, msg, hdr, ccaas_policy_fill_head(msg, head));
 }
 
 int __init ccaas_netlink_init(void)
