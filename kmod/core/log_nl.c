@@ -83,25 +83,10 @@ static int ccaas_log_request(struct genl_info *info, bool all)
 }
 
 /*
- * The reply is allocated before the selection changes, so that a request
- * that fails has changed nothing; it is filled and sent once it has.
+ * The reply is allocated before the selection changes (ccaas_nl_reply_new()),
+ * so that a request that fails has changed nothing; it is filled and sent
+ * once it has.
  */
-static struct sk_buff *ccaas_log_reply_new(struct genl_info *info, u8 cmd,
-					   void **hdr)
-{
-	struct sk_buff *msg;
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return NULL;
-	*hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0, cmd);
-	if (!*hdr) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	return msg;
-}
-
 static int ccaas_log_reply_send(struct sk_buff *msg, void *hdr,
 				struct genl_info *info,
 				const struct ccaas_logsel_stats *st)
@@ -199,7 +184,7 @@ int ccaas_nl_log_add_doit(struct sk_buff *skb, struct genl_info *info)
 	n = ccaas_log_request(info, all);
 	if (n < 0)
 		return n;
-	msg = ccaas_log_reply_new(info, CCAAS_CMD_LOG_ADD, &hdr);
+	msg = ccaas_nl_reply_new(info, &hdr);
 	if (!msg)
 		return -ENOMEM;
 
@@ -286,7 +271,7 @@ int ccaas_nl_log_del_doit(struct sk_buff *skb, struct genl_info *info)
 	n = ccaas_log_request(info, all);
 	if (n < 0)
 		return n;
-	msg = ccaas_log_reply_new(info, CCAAS_CMD_LOG_DEL, &hdr);
+	msg = ccaas_nl_reply_new(info, &hdr);
 	if (!msg)
 		return -ENOMEM;
 

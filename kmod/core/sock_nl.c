@@ -105,7 +105,7 @@ int ccaas_nl_cca_drain_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ccaas_cca_ref from = {}, to = {}, def = {};
 	struct ccaas_migrate_stats st;
 	struct nlattr **tb = info->attrs;
-	struct sk_buff *msg = NULL;
+	struct sk_buff *msg;
 	void *hdr;
 	int err;
 
