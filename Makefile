@@ -52,7 +52,8 @@ build/%/.built: FORCE
 	@rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
 		--exclude '*.mod*' --exclude 'compat-generated.h' $(KSRC) build/$*/ 2>/dev/null || \
 		rsync -a $(KSRC) build/$*/
-	+$(call kmake_of,$*) -C $(call kdir_of,$*) M=$(PWD)/build/$* W=$(W) modules
+	+$(call kmake_of,$*) -C $(call kdir_of,$*) M=$(PWD)/build/$* W=$(W) \
+		CCAAS_TEST_MODULES=m modules
 	@touch $@
 
 FORCE:

@@ -4,9 +4,12 @@
 # `make check`: install what the tests need, build, run every suite, and sum
 # their PASS:/FAIL: lines into one closing line "N passed, N failed".
 #
-#   KERNELS="6.1 6.12 debug"  kernel lines (any pinned short name: 7.3) for builds and VM tests (default:
-#                       all three; "debug" is the sanitizer kernel, built
-#                       here, which runs the `# vm-debug: yes` VM files)
+#   KERNELS="6.1 6.12 7.3 debug"  kernel lines (pinned short names) for builds
+#                       and VM tests (default: all of them; "debug" is the
+#                       sanitizer kernel, built here, which runs the
+#                       `# vm-debug: yes` VM files). The `# vm-alone: yes`
+#                       files run on the oldest and the newest Debian line
+#                       given (6.1 and 7.3 by default), the others on all.
 #   T=PATTERN           run only tests whose name matches PATTERN
 #   SUITES="build ccactl kunit vm"   suites to run (default: all)
 set -u
@@ -14,7 +17,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 . scripts/vm/common.sh
 
-KERNELS=${KERNELS:-6.1 6.12 debug}
+KERNELS=${KERNELS:-6.1 6.12 7.3 debug}
 T=${T:-}
 SUITES=${SUITES:-build ccactl kunit vm}
 export CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}
@@ -29,6 +32,8 @@ kver_of() {
 kvers=$(for k in $KERNELS; do kver_of "$k"; done | tr '\n' ' ')
 # the Debian kernels among them: the build suite's W=1, DKMS and checkpatch
 stock=$(for k in $kvers; do [ "$k" = "$KVER_DEBUG" ] || echo "$k"; done | tr '\n' ' ')
+# the oldest and the newest of those, for the files that compare CCAs
+edges=$(echo "$stock" | tr ' ' '\n' | sed '/^$/d' | sort -V | sed -n '1p;$p' | sort -u | tr '\n' ' ')
 
 suite() {
 	local name=$1
@@ -80,10 +85,10 @@ suite() {
 	# The VM suite on two lanes, one single-vCPU guest per core. While the
 	# sanitizer kernel runs its files on one, the other runs the Debian
 	# kernels' files that may share the host, then the soak on the
-	# sanitizer kernel. Then, with the host to themselves, the files that
-	# compare CCAs' behaviour on the emulated CPU (`# vm-alone: yes`),
-	# whose speed a second guest would change. docs/testing.md has the
-	# times.
+	# sanitizer kernel. Then the files that compare CCAs' behaviour
+	# (`# vm-alone: yes`), on the oldest and newest Debian lines, one
+	# guest per core and nothing else on the host. docs/testing.md has
+	# the times.
 	vm_dbg=$(mktemp)
 	if [ "$kvers" != "$stock" ]; then
 		if [ -n "$T" ]; then
@@ -101,8 +106,8 @@ suite() {
 	wait
 	cat "$vm_dbg"
 	rm -f "$vm_dbg"
-	if [ -n "${stock// /}" ]; then
-		suite vm tests/vm/run.sh -k "$stock" -x alone ${T:+-t "$T"}
+	if [ -n "${edges// /}" ]; then
+		suite vm tests/vm/run.sh -k "$edges" -x alone -j ${T:+-t "$T"}
 	fi
 } 2>&1 | tee "$log"
 

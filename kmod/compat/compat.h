@@ -41,4 +41,31 @@
 #define ccaas_tcp_ecn_ok(tp)	(!!((tp)->ecn_flags & TCP_ECN_OK))
 #endif
 
+/*
+ * AccECN's tcp_congestion_ops flags, 0 where the kernel has no AccECN, so
+ * that code testing them compiles everywhere and finds them never set.
+ */
+#ifndef CCAAS_HAVE_TCP_CONG_NEEDS_ACCECN
+#define TCP_CONG_NEEDS_ACCECN		0
+#define TCP_CONG_ECT_1_NEGOTIATION	0
+#endif
+#ifndef CCAAS_HAVE_TCP_CONG_NO_FALLBACK_RFC3168
+#define TCP_CONG_NO_FALLBACK_RFC3168	0
+#endif
+/* Every flag that says something of the CCA's use of ECN. */
+#define CCAAS_TCP_CONG_ECN_FLAGS (TCP_CONG_NEEDS_ECN | TCP_CONG_NEEDS_ACCECN | \
+				  TCP_CONG_ECT_1_NEGOTIATION | \
+				  TCP_CONG_NO_FALLBACK_RFC3168)
+
+/*
+ * Mark the socket's packets ECN-capable as the stack does for a CCA that
+ * needs ECN: ECT(1) if its ops ask for it (TCP_CONG_ECT_1_NEGOTIATION),
+ * else ECT(0).
+ */
+#ifdef CCAAS_HAVE_ECN_XMIT_ECT_1_NEGOTIATION
+#define ccaas_ecn_xmit(sk)	INET_ECN_xmit_ect_1_negotiation(sk)
+#else
+#define ccaas_ecn_xmit(sk)	INET_ECN_xmit(sk)
+#endif
+
 #endif /* _CCAAS_COMPAT_H */

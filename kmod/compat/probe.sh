@@ -37,3 +37,19 @@ fi
 if grep -Eq 'void \(\*cwnd_event_tx_start\)\(struct sock \*sk\);' "$tcp_h"; then
 	have CCAAS_HAVE_CWND_EVENT_TX_START
 fi
+
+# AccECN's congestion-control flags: the CCA needs AccECN, wants ECT(1) on
+# the handshake, or refuses a fallback to RFC 3168 feedback.
+if grep -Eq '#define TCP_CONG_NEEDS_ACCECN' "$tcp_h"; then
+	have CCAAS_HAVE_TCP_CONG_NEEDS_ACCECN
+fi
+if grep -Eq '#define TCP_CONG_NO_FALLBACK_RFC3168' "$tcp_h"; then
+	have CCAAS_HAVE_TCP_CONG_NO_FALLBACK_RFC3168
+fi
+
+# Where the stack sets ECT(0) or ECT(1) by the CCA's TCP_CONG_ECT_1_NEGOTIATION.
+tcp_ecn_h=$tree/include/net/tcp_ecn.h
+if [ -r "$tcp_ecn_h" ] &&
+   grep -Eq 'static inline void INET_ECN_xmit_ect_1_negotiation\(struct sock \*sk\)' "$tcp_ecn_h"; then
+	have CCAAS_HAVE_ECN_XMIT_ECT_1_NEGOTIATION
+fi

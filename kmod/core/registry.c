@@ -32,22 +32,47 @@ static struct ccaas_cca *ccaas_registry_find(const char *name)
 	return NULL;
 }
 
+/*
+ * The name fills its char array with its NUL, which a C initialiser does
+ * not insist on: "sixteen-chars-xx" fits TCP_CA_NAME_MAX without one. The
+ * stack never checks; netlink replies and ccalog read the names as strings.
+ */
+static bool ccaas_ops_name_ok(const struct tcp_congestion_ops *ops)
+{
+	return ops->name[0] && strnlen(ops->name, TCP_CA_NAME_MAX) < TCP_CA_NAME_MAX;
+}
+
 /* A CCA's declared features must agree with what its ops really do. */
 static int ccaas_cca_check(const struct ccaas_cca *cca)
 {
 	const struct tcp_congestion_ops *ops = cca->ops;
 	bool needs_ecn = ops->flags & TCP_CONG_NEEDS_ECN;
 
+	if (!ccaas_ops_name_ok(ops) ||
+	    (cca->fallback_ops && !ccaas_ops_name_ok(cca->fallback_ops)))
+		return -EINVAL;
 	if (cca->features & ~CCAAS_CCA_F_ALL)
 		return -EINVAL;
 	if (needs_ecn != !!(cca->features & CCAAS_CCA_F_NEEDS_ECN))
+		return -EINVAL;
+	/*
+	 * AccECN's flags refine ECN: the stack marks packets ECT only for ops
+	 * that need ECN, so ops asking for AccECN or ECT(1) without it would
+	 * negotiate ECN and then send Not-ECT. Ops refusing the RFC 3168
+	 * fallback are left without ECN by a classic peer: they must hold
+	 * non-ECN sockets.
+	 */
+	if ((ops->flags & CCAAS_TCP_CONG_ECN_FLAGS) && !needs_ecn)
+		return -EINVAL;
+	if ((ops->flags & TCP_CONG_NO_FALLBACK_RFC3168) &&
+	    !(cca->features & CCAAS_CCA_F_NONECN_OK))
 		return -EINVAL;
 	if (!!ops->cong_control != !!(cca->features & CCAAS_CCA_F_CONG_CONTROL))
 		return -EINVAL;
 	/* Fallback ops come from the same module and never need ECN. */
 	if (cca->fallback_ops &&
 	    (cca->fallback_ops->owner != ops->owner ||
-	     cca->fallback_ops->flags & TCP_CONG_NEEDS_ECN))
+	     cca->fallback_ops->flags & CCAAS_TCP_CONG_ECN_FLAGS))
 		return -EINVAL;
 	/* A CCA must be able to hold at least one kind of socket. */
 	if (!(cca->features & (CCAAS_CCA_F_ECN_OK | CCAAS_CCA_F_NONECN_OK)))
@@ -92,8 +117,8 @@ int ccaas_cca_register(struct ccaas_cca *cca)
 
 	err = ccaas_cca_check(cca);
 	if (err) {
-		pr_err("ccaas: %s declares features that do not match its ops\n",
-		       cca->ops->name);
+		pr_err("ccaas: %.*s declares features or names that do not match its ops\n",
+		       TCP_CA_NAME_MAX, cca->ops->name);
 		return err;
 	}
 

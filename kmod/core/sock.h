@@ -8,6 +8,7 @@
 
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <uapi/linux/ccaas.h>
 
 struct ccaas_net;
 struct ccaas_rule;
@@ -41,6 +42,23 @@ enum ccaas_switch_reason {
 	CCALOG_SWITCH_MIGRATE,		/* migration to the current policy */
 	CCALOG_SWITCH_DRAIN,		/* `cca drain` */
 };
+
+/* The ECN feedback @tp negotiated, as an enum ccaas_ecn_mode. */
+static inline u8 ccaas_tcp_ecn_mode(const struct tcp_sock *tp)
+{
+#ifdef CCAAS_HAVE_TCP_ECN_MODE
+	if (tcp_ecn_mode_pending(tp))
+		return CCAAS_ECN_MODE_PENDING;
+	if (tcp_ecn_mode_accecn(tp))
+		return CCAAS_ECN_MODE_ACCECN;
+	if (tcp_ecn_mode_rfc3168(tp))
+		return CCAAS_ECN_MODE_RFC3168;
+	return CCAAS_ECN_MODE_OFF;
+#else
+	return ccaas_tcp_ecn_ok(tp) ? CCAAS_ECN_MODE_RFC3168 :
+				      CCAAS_ECN_MODE_OFF;
+#endif
+}
 
 /* switch.c */
 bool ccaas_sk_pinned(const struct sock *sk);

@@ -215,6 +215,8 @@ static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u32(skb, CCAAS_A_SOCK_DC, scope.dc) ||
 	    nla_put_u8(skb, CCAAS_A_SOCK_ECN,
 		       ccaas_tcp_ecn_ok(tcp_sk(sk))) ||
+	    nla_put_u8(skb, CCAAS_A_SOCK_ECN_MODE,
+		       ccaas_tcp_ecn_mode(tcp_sk(sk))) ||
 	    nla_put_u8(skb, CCAAS_A_SOCK_PINNED, ccaas_sk_pinned(sk)) ||
 	    nla_put_u32(skb, CCAAS_A_SOCK_MIN_RTO_US,
 			jiffies_to_usecs(READ_ONCE(inet_csk(sk)->icsk_rto_min))) ||

@@ -8,21 +8,26 @@
  * application-chosen. ccaas_sk_switch() does what the stack does, with the
  * caller owning the socket: module references, release of the old CCA,
  * a zeroed private area, init of the new one, and ECT on outgoing packets
- * exactly when the CCA the socket ends up on asks for ECN.
+ * by the stack's rules (ECT(1) on the handshake of a CCA that asks for it).
  *
- * Compatibility. Sticky ECN: ECN is negotiated once, at the handshake. A socket that
- * negotiated it may only move to a CCA that declares CCAAS_CCA_F_ECN_OK, one
- * that did not only to a CCA that declares CCAAS_CCA_F_NONECN_OK. CCAs not
- * built on ccaas declare nothing; for them, asking for ECN counts as
- * ECN_OK and not asking as NONECN_OK. A CCA may also list the CCAs (and
- * oldest versions) it can take sockets over from; a move from anything
- * else is refused like an ECN mismatch.
+ * Compatibility. Sticky ECN: ECN is negotiated once, at the handshake. A
+ * socket that negotiated it (RFC 3168 or AccECN feedback) may only move to
+ * a CCA that declares CCAAS_CCA_F_ECN_OK, one that did not only to a CCA
+ * that declares CCAAS_CCA_F_NONECN_OK. A socket with RFC 3168 feedback may
+ * not move to ops with TCP_CONG_NO_FALLBACK_RFC3168, which the stack would
+ * not have let negotiate it. CCAs not built on ccaas declare nothing; for
+ * them, asking for ECN counts as ECN_OK and not asking as NONECN_OK. A CCA
+ * may also list the CCAs (and oldest versions) it can take sockets over
+ * from; a move from anything else is refused like an ECN mismatch.
  */
 #include <linux/bpf.h>
 #include <linux/module.h>
 #include <net/dst.h>
 #include <net/inet_ecn.h>
 #include <net/tcp.h>
+#ifdef CCAAS_HAVE_ECN_XMIT_ECT_1_NEGOTIATION
+#include <net/tcp_ecn.h>
+#endif
 
 #include <ccaas/sock.h>
 
@@ -115,9 +120,23 @@ bool ccaas_ecn_compatible(const struct sock *sk,
 			  const struct tcp_congestion_ops *ops)
 {
 	u32 features = ccaas_ops_features(ops);
-	u32 need = ccaas_tcp_ecn_ok(tcp_sk(sk)) ? CCAAS_CCA_F_ECN_OK :
-			CCAAS_CCA_F_NONECN_OK;
+	u32 need;
 
+	switch (ccaas_tcp_ecn_mode(tcp_sk(sk))) {
+	case CCAAS_ECN_MODE_OFF:
+		need = CCAAS_CCA_F_NONECN_OK;
+		break;
+	case CCAAS_ECN_MODE_RFC3168:
+		/* ops that refuse RFC 3168 feedback refuse its sockets too */
+		if (ops->flags & TCP_CONG_NO_FALLBACK_RFC3168)
+			return false;
+		need = CCAAS_CCA_F_ECN_OK;
+		break;
+	default:
+		/* AccECN: the stack turns its ACE counters into CE events */
+		need = CCAAS_CCA_F_ECN_OK;
+		break;
+	}
 	return (features & need) &&
 	       ccaas_cca_can_take(inet_csk(sk)->icsk_ca_ops, ops);
 }
@@ -228,11 +247,19 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 		icsk->icsk_ca_initialized = 1;
 	}
 
-	/* init() may have moved the socket to fallback ops. */
-	if (tcp_ca_needs_ecn(sk))
+	/*
+	 * ECT as the stack sets it, by the ops the socket ends up on (init()
+	 * may have moved it to fallback ops): none unless they need ECN; for
+	 * an initialised CCA ECT(0), as tcp_init_congestion_control() sets
+	 * it; before, the handshake's codepoint, ECT(1) for ops with
+	 * TCP_CONG_ECT_1_NEGOTIATION, as tcp_assign_congestion_control().
+	 */
+	if (!tcp_ca_needs_ecn(sk))
+		INET_ECN_dontxmit(sk);
+	else if (reinit)
 		INET_ECN_xmit(sk);
 	else
-		INET_ECN_dontxmit(sk);
+		ccaas_ecn_xmit(sk);
 	return 0;
 }
 

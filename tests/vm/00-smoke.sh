@@ -29,21 +29,25 @@ test_smoke_netns() {
 # With 10 ms of netem delay on one direction, the srtt of both iperf3
 # connections (control, data at full rate) must be >= 10 ms; the upper bound
 # leaves room for a slow emulated CPU.  (A paced, application-limited flow
-# would also see delayed-ACK time in its srtt.)
+# would also see delayed-ACK time in its srtt.) The transfer runs until the
+# samples are taken, not for a fixed time: each `ip netns exec` can take a
+# quarter of a second under TCG (more on 7.x, more on a busy host).
 test_smoke_netem_rtt() {
-	local rtts r
+	local rtts r client
 	netns_cleanup
 	netns_pair a b || return 1
 	tc -n a qdisc add dev eth0 root netem delay 10ms || return 1
 	iperf_server b || return 1
-	ns a iperf3 -c "$PAIR_B_IP" -t 3 >/dev/null 2>&1 &
-	for _ in $(seq 30); do
+	ns a iperf3 -c "$PAIR_B_IP" -t 60 >/dev/null 2>&1 &
+	client=$!
+	for _ in $(seq 100); do
+		[ "$(tcp_rtts_ms a dport = :5201 | wc -l)" -ge 2 ] && break
 		sleep 0.1
-		[ -z "$(tcp_rtts_ms a dport = :5201)" ] || break
 	done
 	sleep 1 # a few RTT samples at full rate
 	rtts=$(tcp_rtts_ms a dport = :5201)
-	wait
+	kill "$client" 2>/dev/null
+	wait "$client"
 	echo "srtt (ms): ${rtts//$'\n'/ }"
 	[ -n "$rtts" ] || fail smoke_netem_rtt "no established connection seen" || return 1
 	for r in $rtts; do

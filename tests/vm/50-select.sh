@@ -191,6 +191,7 @@ s = socks[0]
 assert s["daddr"] == "10.0.0.2" and s["saddr"] == "10.0.0.1", s
 assert (s["locality"], s["region"], s["dc"]) == ("dc", 1, 7), s
 assert s["ecn"] is True and s["pinned"] is False, s
+assert s["ecn_mode"] == "rfc3168", s
 assert s["generation"] == 1 and s["cookie"] > 0, s
 ' || fail sock_show "$json" || return 1
 	"$CCACTL" -n a sock show | grep -q '10.0.0.2:5001.*cca_dctcp' ||

@@ -65,7 +65,7 @@ file_limit() {
 # lifetime-sensitive ones (its KASAN and lockdep make it several times
 # slower), and `# vm-debug: only`, those that need its fault injection.
 select_files() {
-	local f
+	local f req
 	files=()
 	# The sanitizer kernel is about five times slower: its files get
 	# three times their limits (CCAAS_VM_TIME_SCALE in the guest).
@@ -79,6 +79,13 @@ select_files() {
 			! grep -qE '^# vm-debug: *only' "$f" || continue
 		fi
 		[ -z "$exclude" ] || ! ccaas_match "$exclude" "$(basename "$f")" || continue
+		# `# vm-requires: CCAAS_HAVE_X`: only where kmod/compat/probe.sh
+		# found X in the kernel's headers
+		req=$(sed -nE 's/^# vm-requires: *([A-Z0-9_]+).*/\1/p' "$f" | head -n 1)
+		if [ -n "$req" ] &&
+			! grep -qw "$req" "$root/build/$1/kmod/compat/compat-generated.h" 2>/dev/null; then
+			continue
+		fi
 		case "$alone" in
 		alone) grep -qE '^# vm-alone: *yes' "$f" || continue ;;
 		shared) ! grep -qE '^# vm-alone: *yes' "$f" || continue ;;

@@ -123,6 +123,8 @@ static const struct bit_name tcp_cong_flags[] = {
 	{ 0x1, "non_restricted" },
 	{ 0x2, "needs_ecn" },
 	{ 0x4, "needs_accecn" },
+	{ 0x8, "ect_1_negotiation" },
+	{ 0x10, "no_fallback_rfc3168" },
 	{ 0, NULL },
 };
 

@@ -29,7 +29,7 @@
 struct sock_info {
 	uint32_t has;		/* bit n: attribute n was sent */
 	uint64_t cookie;
-	uint8_t family, locality, ecn, pinned, logged;
+	uint8_t family, locality, ecn, ecn_mode, pinned, logged;
 	uint8_t saddr[16], daddr[16];
 	uint8_t saddr_len, daddr_len;	/* 4 or 16 */
 	uint16_t sport, dport;
@@ -106,6 +106,9 @@ static int sock_parse(const struct nlmsghdr *nlh, struct sock_info *si)
 		case CCAAS_A_SOCK_ECN:
 			err = nl_attr_u8(a, &si->ecn);
 			break;
+		case CCAAS_A_SOCK_ECN_MODE:
+			err = nl_attr_u8(a, &si->ecn_mode);
+			break;
 		case CCAAS_A_SOCK_PINNED:
 			err = nl_attr_u8(a, &si->pinned);
 			break;
@@ -139,6 +142,15 @@ static const char *locality_name(const struct sock_info *si, char *buf,
 	if (si->locality < ARRAY_SIZE(locality_names))
 		return locality_names[si->locality];
 	snprintf(buf, len, "%u", si->locality);
+	return buf;
+}
+
+static const char *ecn_mode_name(const struct sock_info *si, char *buf,
+				 size_t len)
+{
+	if (si->ecn_mode < ARRAY_SIZE(ecn_mode_names))
+		return ecn_mode_names[si->ecn_mode];
+	snprintf(buf, len, "%u", si->ecn_mode);
 	return buf;
 }
 
@@ -235,6 +247,13 @@ static void sock_print_json(const struct sock_info *si)
 		print_uint(PRINT_JSON, "dc", "%llu", si->dc);
 	if (HAS(si, CCAAS_A_SOCK_ECN))
 		print_bool(PRINT_JSON, "ecn", "%s", si->ecn);
+	if (HAS(si, CCAAS_A_SOCK_ECN_MODE)) {
+		if (si->ecn_mode < ARRAY_SIZE(ecn_mode_names))
+			print_string(PRINT_JSON, "ecn_mode", "%s",
+				     ecn_mode_names[si->ecn_mode]);
+		else
+			print_uint(PRINT_JSON, "ecn_mode", "%llu", si->ecn_mode);
+	}
 	if (HAS(si, CCAAS_A_SOCK_PINNED))
 		print_bool(PRINT_JSON, "pinned", "%s", si->pinned);
 	if (HAS(si, CCAAS_A_SOCK_MIN_RTO_US))
@@ -278,7 +297,7 @@ static const struct {
 /* Cell texts of one connection; NULL cells print as "-". */
 struct sock_row {
 	char local[INET6_ADDRSTRLEN + 8], peer[INET6_ADDRSTRLEN + 8];
-	char gen[12], locality[12], region_dc[24], min_rto[16];
+	char gen[12], locality[12], ecn_mode[12], region_dc[24], min_rto[16];
 	char init_cwnd[12], tso_segs[12], cookie[24];
 	const char *cells[N_COLS];
 };
@@ -314,7 +333,11 @@ static void sock_row(const struct sock_info *si, struct sock_row *r)
 			 si->region, si->dc);
 		c[COL_REGION_DC] = r->region_dc;
 	}
-	c[COL_ECN] = yes_no(si, CCAAS_A_SOCK_ECN, si->ecn);
+	/* The mode where the kernel tells it, else whether ECN is on. */
+	if (HAS(si, CCAAS_A_SOCK_ECN_MODE))
+		c[COL_ECN] = ecn_mode_name(si, r->ecn_mode, sizeof(r->ecn_mode));
+	else
+		c[COL_ECN] = yes_no(si, CCAAS_A_SOCK_ECN, si->ecn);
 	c[COL_PINNED] = yes_no(si, CCAAS_A_SOCK_PINNED, si->pinned);
 	if (HAS(si, CCAAS_A_SOCK_MIN_RTO_US)) {
 		usecs_string(si->min_rto_us, r->min_rto, sizeof(r->min_rto));

@@ -13,6 +13,13 @@ const char *const locality_names[CCAAS_LOCALITY_XREGION + 1] = {
 	[CCAAS_LOCALITY_XREGION]	= "xregion",
 };
 
+const char *const ecn_mode_names[CCAAS_ECN_MODE_PENDING + 1] = {
+	[CCAAS_ECN_MODE_OFF]		= "off",
+	[CCAAS_ECN_MODE_RFC3168]	= "rfc3168",
+	[CCAAS_ECN_MODE_ACCECN]		= "accecn",
+	[CCAAS_ECN_MODE_PENDING]	= "pending",
+};
+
 int parse_port(const char *s)
 {
 	unsigned long v;

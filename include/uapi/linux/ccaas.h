@@ -54,6 +54,20 @@ enum ccaas_locality {
 	CCAAS_LOCALITY_XREGION,
 };
 
+/*
+ * enum ccaas_ecn_mode - the ECN feedback a TCP socket negotiated
+ * @CCAAS_ECN_MODE_OFF: no ECN
+ * @CCAAS_ECN_MODE_RFC3168: classic ECN (RFC 3168): ECE until CWR
+ * @CCAAS_ECN_MODE_ACCECN: Accurate ECN (RFC 9768): CE counters in every ACK
+ * @CCAAS_ECN_MODE_PENDING: AccECN asked for, the handshake not yet done
+ */
+enum ccaas_ecn_mode {
+	CCAAS_ECN_MODE_OFF,
+	CCAAS_ECN_MODE_RFC3168,
+	CCAAS_ECN_MODE_ACCECN,
+	CCAAS_ECN_MODE_PENDING,
+};
+
 /* Commit kinds of a policy generation (CCAAS_A_POLICY_ORIGIN). */
 enum ccaas_policy_origin {
 	CCAAS_POLICY_ORIGIN_EMPTY,	/* generation 0: no rules */
@@ -210,6 +224,7 @@ enum {
 	CCAAS_A_SOCK_INIT_CWND,		/* u32: initial cwnd the policy set, if any */
 	CCAAS_A_SOCK_TSO_SEGS,		/* u32: TSO segment floor, if any */
 	CCAAS_A_SOCK_LOGGED,		/* u8: 1 if ccalog reports the connection */
+	CCAAS_A_SOCK_ECN_MODE,		/* u8: enum ccaas_ecn_mode */
 
 	__CCAAS_A_SOCK_MAX,
 	CCAAS_A_SOCK_MAX = (__CCAAS_A_SOCK_MAX - 1)
