@@ -42,20 +42,30 @@
 #endif
 
 /*
- * AccECN's tcp_congestion_ops flags, 0 where the kernel has no AccECN, so
- * that code testing them compiles everywhere and finds them never set.
+ * AccECN's tcp_congestion_ops flags under our own names, 0 where the
+ * kernel lacks one, so that code testing them compiles everywhere and finds
+ * them never set.
  */
-#ifndef CCAAS_HAVE_TCP_CONG_NEEDS_ACCECN
-#define TCP_CONG_NEEDS_ACCECN		0
-#define TCP_CONG_ECT_1_NEGOTIATION	0
+#ifdef CCAAS_HAVE_TCP_CONG_NEEDS_ACCECN
+#define CCAAS_TCP_CONG_NEEDS_ACCECN		TCP_CONG_NEEDS_ACCECN
+#else
+#define CCAAS_TCP_CONG_NEEDS_ACCECN		0
 #endif
-#ifndef CCAAS_HAVE_TCP_CONG_NO_FALLBACK_RFC3168
-#define TCP_CONG_NO_FALLBACK_RFC3168	0
+#ifdef CCAAS_HAVE_TCP_CONG_ECT_1_NEGOTIATION
+#define CCAAS_TCP_CONG_ECT_1_NEGOTIATION	TCP_CONG_ECT_1_NEGOTIATION
+#else
+#define CCAAS_TCP_CONG_ECT_1_NEGOTIATION	0
+#endif
+#ifdef CCAAS_HAVE_TCP_CONG_NO_FALLBACK_RFC3168
+#define CCAAS_TCP_CONG_NO_FALLBACK_RFC3168	TCP_CONG_NO_FALLBACK_RFC3168
+#else
+#define CCAAS_TCP_CONG_NO_FALLBACK_RFC3168	0
 #endif
 /* Every flag that says something of the CCA's use of ECN. */
-#define CCAAS_TCP_CONG_ECN_FLAGS (TCP_CONG_NEEDS_ECN | TCP_CONG_NEEDS_ACCECN | \
-				  TCP_CONG_ECT_1_NEGOTIATION | \
-				  TCP_CONG_NO_FALLBACK_RFC3168)
+#define CCAAS_TCP_CONG_ECN_FLAGS (TCP_CONG_NEEDS_ECN |			\
+				  CCAAS_TCP_CONG_NEEDS_ACCECN |		\
+				  CCAAS_TCP_CONG_ECT_1_NEGOTIATION |	\
+				  CCAAS_TCP_CONG_NO_FALLBACK_RFC3168)
 
 /*
  * Mark the socket's packets ECN-capable as the stack does for a CCA that

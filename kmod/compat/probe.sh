@@ -40,12 +40,11 @@ fi
 
 # AccECN's congestion-control flags: the CCA needs AccECN, wants ECT(1) on
 # the handshake, or refuses a fallback to RFC 3168 feedback.
-if grep -Eq '#define TCP_CONG_NEEDS_ACCECN' "$tcp_h"; then
-	have CCAAS_HAVE_TCP_CONG_NEEDS_ACCECN
-fi
-if grep -Eq '#define TCP_CONG_NO_FALLBACK_RFC3168' "$tcp_h"; then
-	have CCAAS_HAVE_TCP_CONG_NO_FALLBACK_RFC3168
-fi
+for flag in TCP_CONG_NEEDS_ACCECN TCP_CONG_ECT_1_NEGOTIATION TCP_CONG_NO_FALLBACK_RFC3168; do
+	if grep -Eq "^#define[[:space:]]+$flag[[:space:]]" "$tcp_h"; then
+		have "CCAAS_HAVE_$flag"
+	fi
+done
 
 # Where the stack sets ECT(0) or ECT(1) by the CCA's TCP_CONG_ECT_1_NEGOTIATION.
 tcp_ecn_h=$tree/include/net/tcp_ecn.h

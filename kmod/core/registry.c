@@ -64,8 +64,16 @@ static int ccaas_cca_check(const struct ccaas_cca *cca)
 	 */
 	if ((ops->flags & CCAAS_TCP_CONG_ECN_FLAGS) && !needs_ecn)
 		return -EINVAL;
-	if ((ops->flags & TCP_CONG_NO_FALLBACK_RFC3168) &&
+	if ((ops->flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168) &&
 	    !(cca->features & CCAAS_CCA_F_NONECN_OK))
+		return -EINVAL;
+	/*
+	 * A CCA that needs ECN holds a socket without ECN only on fallback
+	 * ops: on its own, the stack would mark the socket's packets ECT(0)
+	 * once the CCA is initialised (tcp_init_congestion_control()).
+	 */
+	if (needs_ecn && (cca->features & CCAAS_CCA_F_NONECN_OK) &&
+	    !cca->fallback_ops)
 		return -EINVAL;
 	if (!!ops->cong_control != !!(cca->features & CCAAS_CCA_F_CONG_CONTROL))
 		return -EINVAL;

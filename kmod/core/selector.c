@@ -58,15 +58,31 @@
 
 static struct tracepoint *ccaas_set_state_tp;
 
-/* The first CCA the policy names that needs ECN, or NULL. */
+/*
+ * The rule whose CCA the policy's listeners go on, or NULL: the first that
+ * needs ECN and asks for AccECN, else the first that needs ECN. A listener
+ * on a CCA that needs ECN accepts ECN from clients that ask; one asking
+ * for AccECN accepts AccECN too, whatever net.ipv4.tcp_ecn says. Never a
+ * CCA refusing the RFC 3168 fallback: a classic client would believe ECN
+ * was agreed while the child has none.
+ */
 static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *gen)
 {
+	const struct ccaas_rule *classic = NULL;
 	unsigned int i;
 
-	for (i = 0; i < gen->n_rules; i++)
-		if (gen->rules[i].cca.ops->flags & TCP_CONG_NEEDS_ECN)
+	for (i = 0; i < gen->n_rules; i++) {
+		u32 flags = gen->rules[i].cca.ops->flags;
+
+		if (!(flags & TCP_CONG_NEEDS_ECN) ||
+		    (flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168))
+			continue;
+		if (flags & CCAAS_TCP_CONG_NEEDS_ACCECN)
 			return &gen->rules[i];
-	return NULL;
+		if (!classic)
+			classic = &gen->rules[i];
+	}
+	return classic;
 }
 
 /*
@@ -144,8 +160,8 @@ static void ccaas_select_route_check(struct sock *sk)
  * ccaas_listener_ops - the CCA the policy gives a listener
  * @gen: the policy generation (RCU or ccaas_net.lock held)
  *
- * Return: the first CCA @gen names that needs ECN, or NULL: a listener
- * then belongs on the namespace's default CCA, where the stack put it.
+ * Return: the CCA of ccaas_ecn_rule(), or NULL: a listener then belongs
+ * on the namespace's default CCA, where the stack put it.
  */
 const struct tcp_congestion_ops *
 ccaas_listener_ops(const struct ccaas_policy_gen *gen)

@@ -128,7 +128,7 @@ bool ccaas_ecn_compatible(const struct sock *sk,
 		break;
 	case CCAAS_ECN_MODE_RFC3168:
 		/* ops that refuse RFC 3168 feedback refuse its sockets too */
-		if (ops->flags & TCP_CONG_NO_FALLBACK_RFC3168)
+		if (ops->flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168)
 			return false;
 		need = CCAAS_CCA_F_ECN_OK;
 		break;

@@ -18,8 +18,9 @@
  * Default: an L4S-style CCA. On kernels without AccECN the AccECN flags
  * are 0 (see compat.h) and this is a CCA that needs classic ECN.
  */
-static uint ecn_flags = TCP_CONG_NEEDS_ECN | TCP_CONG_NEEDS_ACCECN |
-			TCP_CONG_ECT_1_NEGOTIATION | TCP_CONG_NO_FALLBACK_RFC3168;
+static uint ecn_flags = TCP_CONG_NEEDS_ECN | CCAAS_TCP_CONG_NEEDS_ACCECN |
+			CCAAS_TCP_CONG_ECT_1_NEGOTIATION |
+			CCAAS_TCP_CONG_NO_FALLBACK_RFC3168;
 module_param(ecn_flags, uint, 0444);
 MODULE_PARM_DESC(ecn_flags, "TCP_CONG_* ECN flags of the ops (checked by the ccaas registry)");
 

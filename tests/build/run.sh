@@ -26,16 +26,17 @@ result() { # result NAME STATUS [detail-file]
 	fi
 }
 
-# A fresh W=1 build per kernel: any compiler warning fails.
+# A fresh W=1 build per kernel, the test-only modules included: any
+# compiler warning fails.
 for kver in "$@"; do
 	want "w1-$kver" || continue
 	d=$tmp/w1-$kver
 	mkdir -p "$d" && cp -a Kbuild kmod include kunit "$d"/
 	if rooted "$kver"; then
 		scripts/buildroot.sh -b "$d" "$kver" -- \
-			make -C "/usr/src/linux-headers-$kver" M="$d" W=1 modules > "$d.log" 2>&1
+			make -C "/usr/src/linux-headers-$kver" M="$d" W=1 CCAAS_TEST_MODULES=m modules > "$d.log" 2>&1
 	else
-		make -C "/usr/src/linux-headers-$kver" M="$d" W=1 modules > "$d.log" 2>&1
+		make -C "/usr/src/linux-headers-$kver" M="$d" W=1 CCAAS_TEST_MODULES=m modules > "$d.log" 2>&1
 	fi
 	st=$?
 	if grep -E 'warning:|error:' "$d.log" > "$d.warn"; then st=1; fi

@@ -38,7 +38,8 @@ test_smoke_netem_rtt() {
 	netns_pair a b || return 1
 	tc -n a qdisc add dev eth0 root netem delay 10ms || return 1
 	iperf_server b || return 1
-	ns a iperf3 -c "$PAIR_B_IP" -t 60 >/dev/null 2>&1 &
+	# not through ns(): ip netns exec execs iperf3, so $! is its pid
+	ip netns exec a iperf3 -c "$PAIR_B_IP" -t 60 >/dev/null 2>&1 &
 	client=$!
 	for _ in $(seq 100); do
 		[ "$(tcp_rtts_ms a dport = :5201 | wc -l)" -ge 2 ] && break

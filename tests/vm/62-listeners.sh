@@ -120,17 +120,6 @@ test_listener_migrate_idempotent() {
 		fail listener_migrate_idempotent "second pass changed something: $out"
 }
 
-# rmmod_poll MODULE: unload MODULE, giving namespaces of earlier tests (whose
-# policies hold it) a moment to go away
-rmmod_poll() {
-	local i
-	for i in $(seq 50); do
-		rmmod "$1" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 # The selector put a listener on cca_dctcp, the application another one:
 # once the policy names cca_dctcp no more (changed without migrating), the
 # listeners alone hold the module. `cca drain` moves both (pinned ones too,

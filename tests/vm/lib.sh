@@ -236,6 +236,17 @@ load_ccaas() {
 	done
 }
 
+# rmmod_poll MODULE: unload MODULE, giving namespaces of earlier tests (whose
+# policies hold it) a moment to go away
+rmmod_poll() {
+	local i
+	for i in $(seq 50); do
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # ccaas_autoload: let modprobe (and so the kernel's autoload on
 # setsockopt(TCP_CONGESTION, "cca_x")) find the project's modules, through
 # install rules in /run/modprobe.d; no depmod needed

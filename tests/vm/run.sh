@@ -11,8 +11,8 @@
 #               tests whose name matches (the file's top-level code still runs)
 #   -X PATTERN  leave out the test files whose name matches PATTERN
 #   -x alone    only the files marked `# vm-alone: yes`: those that compare
-#               CCAs' behaviour on the emulated CPU, whose speed a second
-#               guest on the host's cores would change
+#               CCAs' behaviour on the emulated CPU, which make check runs
+#               with no more guests than the host has cores
 #   -x shared   only the other files, which may share the host
 #   -j          run the kernels' VMs in parallel (one vCPU each)
 #   -v          show the VMs' consoles (lines prefixed with "  | ")
@@ -84,6 +84,8 @@ select_files() {
 		req=$(sed -nE 's/^# vm-requires: *([A-Z0-9_]+).*/\1/p' "$f" | head -n 1)
 		if [ -n "$req" ] &&
 			! grep -qw "$req" "$root/build/$1/kmod/compat/compat-generated.h" 2>/dev/null; then
+			[ -n "${quiet_skips:-}" ] ||
+				echo "vm-$(ccaas_short_kver "$1"): $(basename "$f") not run: $req not in the kernel's headers (build/$1/kmod/compat/compat-generated.h)" >&2
 			continue
 		fi
 		case "$alone" in
@@ -109,7 +111,7 @@ select_files() {
 # Some file must match on some kernel.
 any=0
 for k in $kvers; do
-	select_files "$(ccaas_resolve_kver "$k")"
+	quiet_skips=1 select_files "$(ccaas_resolve_kver "$k")"
 	[ ${#files[@]} = 0 ] || any=1
 done
 [ "$any" = 1 ] || [ -n "$alone" ] || ccaas_die "no test file matches '$pattern'"
