@@ -90,6 +90,17 @@ ac_migrate() {
 	ac_policy "$1" no_migrate && "$CCACTL" -n ac_a -j migrate
 }
 
+# ac_open_modes N: N connections of each feedback mode, held as TAGs off
+# (on Reno, no ECN), classic (cca_dctcp, RFC 3168) and acc (cca_dctcp,
+# AccECN); leaves net.ipv4.tcp_ecn=3 on ac_a
+ac_open_modes() {
+	ac_policy reno && ac_open off "$1" || return 1
+	ns ac_a sysctl -qw net.ipv4.tcp_ecn=1
+	ac_policy cca_dctcp no_migrate && ac_open classic "$1" || return 1
+	ns ac_a sysctl -qw net.ipv4.tcp_ecn=3
+	ac_open acc "$1"
+}
+
 # The registry holds AccECN's flags to what the stack does with them:
 # AccECN or ECT(1) without TCP_CONG_NEEDS_ECN would negotiate ECN and send
 # Not-ECT, and is refused; so is ops refusing the RFC 3168 fallback that
@@ -130,12 +141,7 @@ assert j["flags"] == int(sys.argv[1]), j
 # accecn, in JSON and in the ECN column.
 test_sock_show_ecn_modes() {
 	local t=sock_show_ecn_modes got
-	ac_setup 0 3 || return 1
-	ac_policy reno && ac_open off 1 || return 1
-	ns ac_a sysctl -qw net.ipv4.tcp_ecn=1
-	ac_policy cca_dctcp no_migrate && ac_open classic 1 || return 1
-	ns ac_a sysctl -qw net.ipv4.tcp_ecn=3
-	ac_open acc 1 || return 1
+	ac_setup 0 3 && ac_open_modes 1 || return 1
 	got=$(ac_socks)
 	[ "$got" = "cca_dctcp/accecn cca_dctcp/rfc3168 reno/off" ] ||
 		fail $t "sock show: $got" || return 1
@@ -187,12 +193,7 @@ print(" ".join(s["ecn_mode"] for s in json.load(sys.stdin) if s["dport"] == 5201
 # their modes.
 test_accecn_migrate_sticky() {
 	local t=accecn_migrate_sticky out got
-	ac_setup 0 3 || return 1
-	ac_policy reno && ac_open off 2 || return 1
-	ns ac_a sysctl -qw net.ipv4.tcp_ecn=1
-	ac_policy cca_dctcp no_migrate && ac_open classic 2 || return 1
-	ns ac_a sysctl -qw net.ipv4.tcp_ecn=3
-	ac_open acc 2 || return 1
+	ac_setup 0 3 && ac_open_modes 2 || return 1
 
 	out=$(ac_migrate cca_ecntest) || return 1
 	got=$(ac_socks)
@@ -220,20 +221,19 @@ test_accecn_migrate_sticky() {
 # The sockets are idle, so what IP_TOS shows is what the switch set.
 test_accecn_switch_sets_ect() {
 	local t=accecn_switch_sets_ect out
-	ac_setup 0 3 || return 1
-	ac_policy reno && ac_open off 2 || return 1
-	ns ac_a sysctl -qw net.ipv4.tcp_ecn=3
-	ac_policy cca_dctcp no_migrate && ac_open acc 2 || return 1
-	[ "$(ac_tos acc) $(ac_tos off)" = "2 2 0 0" ] ||
-		fail $t "before: AccECN ECT $(ac_tos acc), off ECT $(ac_tos off)" || return 1
+	ac_setup 0 3 && ac_open_modes 2 || return 1
+	# ECT of the AccECN, RFC 3168 and off pairs
+	[ "$(ac_tos acc) $(ac_tos classic) $(ac_tos off)" = "2 2 2 2 0 0" ] ||
+		fail $t "before: ECT $(ac_tos acc) / $(ac_tos classic) / $(ac_tos off)" || return 1
 	out=$(ac_migrate cca_cubic) || return 1
-	[ "$(ac_tos acc) $(ac_tos off)" = "0 0 0 0" ] ||
-		fail $t "on cca_cubic (no TCP_CONG_NEEDS_ECN): ECT $(ac_tos acc) $(ac_tos off); $out" ||
+	[ "$(ac_tos acc) $(ac_tos classic) $(ac_tos off)" = "0 0 0 0 0 0" ] ||
+		fail $t "on cca_cubic (no TCP_CONG_NEEDS_ECN): ECT $(ac_tos acc) / $(ac_tos classic) / $(ac_tos off); $out" ||
 		return 1
+	# the RFC 3168 pair is refused and stays on cca_cubic
 	out=$(ac_migrate cca_ecntest) || return 1
-	[ "$(ac_tos acc) $(ac_tos off)" = "2 2 0 0" ] &&
-		[ "$(ac_socks)" = "cca_ecntest/accecn cca_ecntest/accecn ecntest-reno/off ecntest-reno/off" ] ||
-		fail $t "on cca_ecntest: AccECN ECT $(ac_tos acc), off ECT $(ac_tos off); $out; $(ac_socks)"
+	[ "$(ac_tos acc) $(ac_tos classic) $(ac_tos off)" = "2 2 0 0 0 0" ] &&
+		[ "$(ac_socks)" = "cca_cubic/rfc3168 cca_cubic/rfc3168 cca_ecntest/accecn cca_ecntest/accecn ecntest-reno/off ecntest-reno/off" ] ||
+		fail $t "on cca_ecntest: ECT $(ac_tos acc) / $(ac_tos classic) / $(ac_tos off); $out; $(ac_socks)"
 }
 
 # syn_tos TAG: open one connection as ac_open TAG 1 does and print the
