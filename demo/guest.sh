@@ -4,8 +4,11 @@
 # One host talks to peers at four distances (same rack, same DC, same
 # region, another region), each behind a router with a netem delay.  The
 # host's scope table says where each peer is; its policy gives each kind of
-# peer a CCA; live connections follow a policy change and a rollback; one
-# connection is traced round trip by round trip with ccalog.
+# peer a CCA, the production pairing: the delay-based cca_dcndelay inside
+# the region, the ECN-based cca_xregion across regions.  Live connections
+# follow a policy change, which parks the cross-region ones on the
+# transitional cca_cubic with their ECN, and a rollback; one connection is
+# traced round trip by round trip with ccalog.
 #
 # Environment (set by scripts/demo.sh): CCAAS_ROOT (the repository),
 # CCAAS_KO_DIR (modules built for this kernel), CCACTL (the ccactl binary).
@@ -129,10 +132,12 @@ trap 'on_error $LINENO' ERR
 printf 'ccaas demo on Linux %s (qemu, no KVM)\n' "$(uname -r)"
 
 step "Load ccaas"
-say "ccaas_core is the service; tcp_cca_dctcp adds cca_dctcp, DCTCP built on it." \
-	"The kernel's own dctcp and bbr are loaded too, for the policy to use."
-load_ccaas tcp_cca_dctcp
-modprobe -a tcp_dctcp tcp_bbr sch_netem
+say "ccaas_core is the service; each tcp_cca_* module adds one CCA built on it:" \
+	"cca_dcndelay (delay-based, inside a region), cca_xregion (ECN-based, across" \
+	"regions), cca_cubic (the transitional Cubic, which holds ECN and non-ECN" \
+	"connections alike) and cca_dctcp (the peers' listeners)."
+load_ccaas tcp_cca_dcndelay tcp_cca_xregion tcp_cca_cubic tcp_cca_dctcp
+modprobe -a sch_netem
 run ccactl cca list
 say "CCAs this kernel has: $(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
 
@@ -210,11 +215,12 @@ for p in $PEERS; do
 done
 run ccactl -n host sock show
 show_ss
-say "rack, dc and region asked for ECN (their CCAs need it) and got it; bbr did not." \
-	"The policy's min_rto keeps their RTOs far below Linux's 200 ms floor.  (The" \
-	"kernel counts it in timer ticks, 4 ms at 250 Hz: so 1ms reads as 4ms.)" \
+say "Every connection asked for ECN (both CCAs need it) and got it: cca_dcndelay" \
+	"steers by delay and takes ECN marks as a backstop, cca_xregion steers by them." \
+	"The policy's min_rto keeps the region's RTOs far below Linux's 200 ms floor." \
+	"(The kernel counts it in timer ticks, 4 ms at 250 Hz: so 1ms reads as 4ms.)" \
 	"The RTTs are one handshake each on a busy emulated CPU: rough figures."
-expect rack=cca_dctcp/ecn dc=cca_dctcp/ecn region=dctcp/ecn xregion=bbr/noecn
+expect rack=cca_dcndelay/ecn dc=cca_dcndelay/ecn region=cca_dcndelay/ecn xregion=cca_xregion/ecn
 
 step "Policy v2, applied to live connections"
 say "ccactl monitor prints the service's events; it runs in the background."
@@ -230,14 +236,16 @@ sleep 0.5
 sed 's/^/       /' "$MONITOR_LOG"
 run ccactl -n host sock show
 show_ss
-say "dc moved to the kernel's dctcp (ECN and all) and xregion (no ECN) to cubic." \
-	"Sticky ECN: the region connection negotiated ECN at its handshake, and that" \
-	"cannot be undone.  In-tree cubic does not declare it can take an ECN" \
-	"connection, so ccaas refused to move it: '1 refused (ECN)' above, and sock" \
-	"show lists it on dctcp while its POLICY says cubic.  New region connections" \
-	"get cubic; 'force' would move this one anyway."
-expect rack=cca_dctcp dc=dctcp region=dctcp xregion=cubic
-grep -q '^migrate generation .*, 2 migrated, 1 unchanged, 1 refused (ECN)' "$MONITOR_LOG"
+say "xregion moved to the transitional cca_cubic and kept its ECN: cca_cubic holds" \
+	"what a handshake negotiated, ECN or not, so a CCA can be taken out of service" \
+	"without touching a connection's ECN.  Sticky ECN: the region connection" \
+	"negotiated ECN at its handshake, and that cannot be undone.  In-tree cubic" \
+	"does not declare it can take an ECN connection, so ccaas refused to move it:" \
+	"'1 refused (ECN)' above, and sock show lists it on cca_dcndelay while its" \
+	"POLICY says cubic.  New region connections get cubic; 'force' would move" \
+	"this one anyway."
+expect rack=cca_dcndelay dc=cca_dcndelay region=cca_dcndelay/ecn xregion=cca_cubic/ecn
+grep -q '^migrate generation .*, 1 migrated, 2 unchanged, 1 refused (ECN)' "$MONITOR_LOG"
 
 step "History and rollback"
 say "Every generation is kept; rollback commits an old one again, as a new one."
@@ -250,8 +258,9 @@ tail -n +$((seen + 1)) "$MONITOR_LOG" | sed 's/^/       /'
 kill "$monitor_pid"
 wait "$monitor_pid" || true
 run ccactl -n host sock show
-say "Every connection is back on its v1 CCA (the region one never left)."
-expect rack=cca_dctcp dc=cca_dctcp region=dctcp xregion=bbr
+say "Every connection is back on its v1 CCA (the region one never left), the" \
+	"cross-region one on cca_xregion with the ECN it negotiated at the start."
+expect rack=cca_dcndelay dc=cca_dcndelay region=cca_dcndelay/ecn xregion=cca_xregion/ecn
 
 step "Watch a connection round by round: ccalog"
 say "ccalog reports a selected connection's CCA state once per round trip, through" \
@@ -283,17 +292,16 @@ run ccactl -n host log del all
 
 step "Clean up"
 cleanup
-for _ in $(seq 50); do
-	# namespaces go away asynchronously; their policies hold the modules
-	rmmod tcp_cca_dctcp 2>/dev/null && break
-	sleep 0.2
+# namespaces go away asynchronously; their policies hold the modules
+for m in tcp_cca_dcndelay tcp_cca_xregion tcp_cca_cubic tcp_cca_dctcp; do
+	rmmod_poll "$m" || true
 done
 rmmod ccaas_core
-if grep -qE '^(tcp_cca_dctcp|ccaas_core) ' /proc/modules; then
+if grep -qE '^(tcp_cca_[a-z]+|ccaas_core) ' /proc/modules; then
 	say "a ccaas module is still loaded"
 	false
 fi
 say "Processes stopped, namespaces deleted, ccaas modules unloaded."
 
 trap - ERR
-printf '\nDemo OK: 4 peers scoped, connections moved by policy v2 and back by rollback, 1 sticky-ECN refusal, one connection traced per round trip.\n'
+printf '\nDemo OK: 4 peers scoped, cca_dcndelay inside the region and cca_xregion across, the cross-region connection parked on cca_cubic with its ECN and back by rollback, 1 sticky-ECN refusal, one connection traced per round trip.\n'
