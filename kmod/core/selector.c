@@ -26,12 +26,14 @@
  *   accepts ECN from a client whose SYN is ECT-marked, as the SYNs of ECN
  *   CCAs are (tcp_ecn_create_request(): net.ipv4.tcp_ecn and a route's
  *   `features ecn` only cover non-ECT SYNs). So when the policy names any
- *   CCA that needs ECN, a new listener is put on the first such CCA: it
- *   then accepts ECN from clients that ask for it, and ignores it from
- *   those that do not. Otherwise the listener keeps the namespace's default
- *   CCA, which the stack gave it. Migration moves listeners opened before
- *   a policy change the same way (migrate.c). A route `congctl` with an
- *   ECN CCA also makes a server accept.
+ *   CCA that needs ECN, a new listener is put on such a CCA (the first that
+ *   asks for AccECN, else the first; never one refusing the RFC 3168
+ *   fallback, see ccaas_ecn_rule()): it then accepts ECN from clients that
+ *   ask for it, and ignores it from those that do not. Otherwise the
+ *   listener keeps the namespace's default CCA, which the stack gave it.
+ *   Migration moves listeners opened before a policy change the same way
+ *   (migrate.c). A route `congctl` with an ECN CCA also makes a server
+ *   accept.
  * - Passive open, SYN_RECV -> ESTABLISHED, for the child socket before
  *   accept(): the stack has already initialised a CCA on it, so the switch
  *   releases it and initialises the new one. That CCA is the route's, or
@@ -41,9 +43,10 @@
  *   its CCA on. ECN was decided by the handshake, by the listener's CCA.
  *   A child that negotiated ECN goes to a CCA that can hold it: its rule's,
  *   else the transitional CCA (CCAAS_CCA_F_TRANSITIONAL, cca_cubic), else
- *   the listener's (the policy's first ECN CCA); the namespace default may
- *   not. A child that did not negotiate ECN and whose rule's CCA needs it
- *   keeps the default (sticky ECN) and migration counts it refused.
+ *   the listener's, else another ECN CCA of the policy that can hold it
+ *   (ccaas_ecn_child_cca()); the namespace default may not. A child that
+ *   did not negotiate ECN and whose rule's CCA needs it keeps the default
+ *   (sticky ECN) and migration counts it refused.
  *
  * Sockets whose CCA the application set (setsockopt TCP_CONGESTION; a
  * passive child inherits its listener's) or a route chose are left alone.
@@ -87,15 +90,18 @@ static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *ge
 
 /*
  * For a passive child that negotiated ECN and whose rule's CCA cannot hold
- * it: the transitional CCA, else the policy's listener CCA, or NULL. RCU
- * is held; ccaas_sk_switch() takes the module reference. Migration counts
- * a socket already there as unchanged rather than refused.
+ * it: the transitional CCA, else the policy's listener CCA, else the first
+ * other CCA of the policy that needs ECN and can hold it (one refusing the
+ * RFC 3168 fallback, for an AccECN child), or NULL. RCU is held;
+ * ccaas_sk_switch() takes the module reference. Migration counts a socket
+ * already there as unchanged rather than refused.
  */
 const struct tcp_congestion_ops *
 ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk)
 {
 	const struct tcp_congestion_ops *ops;
 	const struct ccaas_rule *rule;
+	unsigned int i;
 
 	if (!ccaas_tcp_ecn_ok(tcp_sk(sk)))
 		return NULL;
@@ -105,6 +111,12 @@ ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk)
 	rule = ccaas_ecn_rule(gen);
 	if (rule && ccaas_ecn_compatible(sk, rule->cca.ops))
 		return rule->cca.ops;
+	for (i = 0; i < gen->n_rules; i++) {
+		ops = gen->rules[i].cca.ops;
+		if ((ops->flags & TCP_CONG_NEEDS_ECN) &&
+		    ccaas_ecn_compatible(sk, ops))
+			return ops;
+	}
 	return NULL;
 }
 

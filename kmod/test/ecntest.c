@@ -29,6 +29,11 @@ static bool unterminated_name;
 module_param(unterminated_name, bool, 0444);
 MODULE_PARM_DESC(unterminated_name, "give the fallback ops a name with no NUL (refused)");
 
+/* No fallback ops, though the CCA needs ECN and holds non-ECN sockets. */
+static bool no_fallback;
+module_param(no_fallback, bool, 0444);
+MODULE_PARM_DESC(no_fallback, "register without the Reno fallback ops (refused)");
+
 static struct tcp_congestion_ops cca_ecntest_reno_ops;
 
 /*
@@ -76,6 +81,8 @@ static int __init cca_ecntest_register(void)
 	cca_ecntest_ops.flags = ecn_flags;
 	if (unterminated_name)
 		memset(cca_ecntest_reno_ops.name, 'x', TCP_CA_NAME_MAX);
+	if (no_fallback)
+		cca_ecntest.fallback_ops = NULL;
 	if (ecn_flags & TCP_CONG_NEEDS_ECN)
 		cca_ecntest.features |= CCAAS_CCA_F_NEEDS_ECN;
 	return ccaas_cca_register(&cca_ecntest);

@@ -117,13 +117,16 @@ test_registry_checks_accecn_flags() {
 		fi
 	done
 	# A fallback name that fills TCP_CA_NAME_MAX with no NUL: netlink
-	# replies read it as a string (a fortify report before the check).
-	if insmod "$CCAAS_KO_DIR/tcp_cca_ecntest.ko" unterminated_name=1 2>/dev/null; then
-		rmmod tcp_cca_ecntest
-		fail $t "a fallback name without NUL registered"
-		return 1
-	fi
-	[ "$(dmesg | grep -c 'cca_ecntest declares features or names that do not match its ops')" = $((msgs + 4)) ] ||
+	# replies read it as a string (a fortify report before the check). No
+	# fallback ops: its non-ECN sockets would send ECT(0).
+	for f in unterminated_name=1 no_fallback=1; do
+		if insmod "$CCAAS_KO_DIR/tcp_cca_ecntest.ko" $f 2>/dev/null; then
+			rmmod tcp_cca_ecntest
+			fail $t "$f registered"
+			return 1
+		fi
+	done
+	[ "$(dmesg | grep -c 'cca_ecntest declares features or names that do not match its ops')" = $((msgs + 5)) ] ||
 		fail $t "registry messages: $(dmesg | grep cca_ecntest)" || return 1
 	insmod "$CCAAS_KO_DIR/tcp_cca_ecntest.ko" || fail $t "default flags refused" || return 1
 	out=$("$CCACTL" -j cca show cca_ecntest) || return 1
@@ -154,24 +157,33 @@ test_sock_show_ecn_modes() {
 # marks the AccECN counters deliver: netem marks 5 % of ECT packets CE,
 # and alpha starts at 0 (param alpha_on_init=0), so only marks raise it.
 test_accecn_cca_dctcp_keeps_ecn() {
-	local t=accecn_cca_dctcp_keeps_ecn json snap ss_out alpha=0 ce mode i
+	local t=accecn_cca_dctcp_keeps_ecn json snap ss_out alpha ce mode client sample
 	ac_setup 3 3 || return 1
 	tc -n ac_a qdisc add dev eth0 root netem loss 5% ecn || return 1
 	ac_policy cca_dctcp param alpha_on_init=0 || return 1
 	json=$(mktemp) snap=$(mktemp)
 	nstat_snapshot ac_a "$snap"
 	iperf_server ac_b || return 1
-	iperf_client ac_a "$PAIR_B_IP" 3 "$json" &
-	for i in $(seq 30); do
-		sleep 0.2
-		ss_out=$(ns ac_a ss -tinH state established "( dport = :5201 )" | tr '\n' ' ')
-		mode=$("$CCACTL" -n ac_a -j sock show | python3 -c '
+	iperf_client ac_a "$PAIR_B_IP" 6 "$json" &
+	client=$!
+	# samples while the transfer runs; the last one with the data
+	# connection in it counts
+	ss_out="" mode="" alpha=0
+	while kill -0 $client 2>/dev/null; do
+		sample=$(ns ac_a ss -tinH state established "( dport = :5201 )" | tr '\n' ' ')
+		case "$sample" in
+		*bytes_acked*)
+			ss_out=$sample
+			mode=$("$CCACTL" -n ac_a -j sock show | python3 -c '
 import json, sys
 print(" ".join(s["ecn_mode"] for s in json.load(sys.stdin) if s["dport"] == 5201))')
-		alpha=$(echo "$ss_out" | sed -nE 's/.*alpha:([0-9]+).*/\1/p' | sort -n | tail -n 1)
-		[ "${alpha:-0}" -gt 0 ] && break
+			alpha=$(echo "$ss_out" | sed -nE 's/.*alpha:([0-9]+).*/\1/p' | sort -n | tail -n 1)
+			[ "${alpha:-0}" -gt 0 ] && break
+			;;
+		esac
+		sleep 0.2
 	done
-	wait $! || { fail $t "iperf3: $(tail -3 "$json")"; return 1; }
+	wait $client || { fail $t "iperf3: $(tail -3 "$json")"; return 1; }
 	ce=$(nstat_delta ac_a "$snap" TcpExtTCPDeliveredCE)
 	rm -f "$json" "$snap"
 	echo "cca_dctcp over AccECN: ecn modes '$mode', alpha ${alpha:-0}, $ce CE delivered"
@@ -240,15 +252,15 @@ test_accecn_switch_sets_ect() {
 # tos byte tcpdump shows on its SYN ("0x1": ECT(1))
 syn_tos() {
 	local cap=/tmp/ac_syn_$1 i dump
+	rm -f "$cap.err"
 	ns ac_a timeout 20 tcpdump -i eth0 -c 1 -nv \
-		"dst port $AC_PORT and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn" >"$cap" 2>/dev/null &
+		"dst port $AC_PORT and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn" >"$cap" 2>"$cap.err" &
 	dump=$!
-	# listening once its packet socket is open
+	# tcpdump says "listening on" once its filter is in place
 	for i in $(seq 100); do
-		[ -n "$(ns ac_a ss -H -0)" ] && break
+		grep -q 'listening on' "$cap.err" 2>/dev/null && break
 		sleep 0.1
 	done
-	sleep 0.5 # its filter attached after the socket opened
 	ac_open "$1" 1 || return 1
 	wait "$dump"
 	sed -nE 's/.*\(tos (0x[0-9a-f]+).*/\1/p' "$cap" | head -n 1
@@ -304,21 +316,73 @@ test_accecn_listener_placement() {
 		fail $t "with a cca_dctcp rule: listener on $(ac_listener_cca)"
 }
 
+# ecntest_reload [PARAM...]: tcp_cca_ecntest loaded afresh with PARAMs
+# (none: the default flags); every namespace is deleted first, since their
+# sockets and policies hold the module
+ecntest_reload() {
+	netns_cleanup
+	if grep -q '^tcp_cca_ecntest ' /proc/modules; then
+		rmmod_poll tcp_cca_ecntest || { echo "tcp_cca_ecntest still in use" >&2; return 1; }
+	fi
+	insmod "$CCAAS_KO_DIR/tcp_cca_ecntest.ko" "$@"
+}
+
+# TCP_CONG_NEEDS_ECN | _NEEDS_ACCECN | _ECT_1_NEGOTIATION: AccECN asked for,
+# RFC 3168 feedback accepted
+AC_ACCECN_FLAGS=14
+
 # A CCA that asks for AccECN but accepts RFC 3168 feedback (no
 # TCP_CONG_NO_FALLBACK_RFC3168) takes RFC 3168 sockets too.
 test_accecn_fallback_takes_classic() {
-	local t=accecn_fallback_takes_classic out got
-	netns_cleanup
-	rmmod_poll tcp_cca_ecntest || fail $t "rmmod tcp_cca_ecntest: still in use" || return 1
-	# TCP_CONG_NEEDS_ECN | _NEEDS_ACCECN | _ECT_1_NEGOTIATION
-	insmod "$CCAAS_KO_DIR/tcp_cca_ecntest.ko" ecn_flags=14 || return 1
-	ac_setup 1 3 || return 1
-	ac_policy cca_dctcp && ac_open classic 2 || return 1
-	out=$(ac_migrate cca_ecntest) || return 1
+	local t=accecn_fallback_takes_classic out got rc=0
+	ecntest_reload ecn_flags=$AC_ACCECN_FLAGS || return 1
+	{ ac_setup 1 3 && ac_policy cca_dctcp && ac_open classic 2 &&
+		out=$(ac_migrate cca_ecntest); } || rc=1
 	got=$(ac_socks)
-	[ "$(counts "$out" migrated refused)" = "2 0" ] &&
+	[ $rc = 0 ] && [ "$(counts "$out" migrated refused)" = "2 0" ] &&
 		[ "$got" = "cca_ecntest/rfc3168 cca_ecntest/rfc3168" ] ||
-		fail $t "migrate: $out; sockets: $got" || return 1
-	netns_cleanup
-	rmmod_poll tcp_cca_ecntest && insmod "$CCAAS_KO_DIR/tcp_cca_ecntest.ko"
+		{ fail $t "migrate: $out; sockets: $got"; rc=1; }
+	ecntest_reload || rc=1
+	return $rc
+}
+
+# synack_tos: the tos byte tcpdump shows on the SYN-ACK ac_b sends to a
+# new connection from ac_a (tagged syn)
+synack_tos() {
+	local cap=/tmp/ac_synack i dump
+	rm -f "$cap.err"
+	ns ac_b timeout 20 tcpdump -i eth0 -c 1 -nv \
+		"src port $((AC_PORT + 1)) and tcp[tcpflags] & (tcp-syn|tcp-ack) == (tcp-syn|tcp-ack)" \
+		>"$cap" 2>"$cap.err" &
+	dump=$!
+	for i in $(seq 100); do
+		grep -q 'listening on' "$cap.err" 2>/dev/null && break
+		sleep 0.1
+	done
+	ns ac_a python3 "$CONNS" client "$PAIR_B_IP" $((AC_PORT + 1)) 1 /tmp/ac_syn_ready \
+		>/dev/null 2>&1 &
+	wait "$dump"
+	sed -nE 's/.*\(tos (0x[0-9a-f]+).*/\1/p' "$cap" | head -n 1
+}
+
+# Listeners prefer a CCA that asks for AccECN: with a cca_dctcp rule and a
+# cca_ecntest one that accepts the RFC 3168 fallback, the listener goes on
+# cca_ecntest. The selector put it there before it was initialised, so its
+# packets carry the handshake's codepoint, ECT(1): so does its SYN-ACK.
+test_accecn_listener_prefers_accecn() {
+	local t=accecn_listener_prefers_accecn got rc=0
+	ecntest_reload ecn_flags=$AC_ACCECN_FLAGS || return 1
+	{ ac_setup 1 1 &&
+		"$CCACTL" -n ac_b policy set locality rack cca cca_dctcp >/dev/null &&
+		"$CCACTL" -n ac_b policy set default cca cca_ecntest >/dev/null; } || rc=1
+	ns ac_b python3 "$CONNS" server 0.0.0.0 $((AC_PORT + 1)) >/dev/null 2>&1 &
+	wait_port ac_b $((AC_PORT + 1)) || rc=1
+	[ $rc = 0 ] && [ "$(ac_listener_cca)" = cca_ecntest ] ||
+		{ fail $t "listener on $(ac_listener_cca)"; rc=1; }
+	if [ $rc = 0 ]; then
+		got=$(synack_tos)
+		[ "$got" = 0x1 ] || { fail $t "SYN-ACK tos '$got', want 0x1 (ECT(1))"; rc=1; }
+	fi
+	ecntest_reload || rc=1
+	return $rc
 }

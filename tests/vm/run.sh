@@ -111,7 +111,7 @@ select_files() {
 # Some file must match on some kernel.
 any=0
 for k in $kvers; do
-	quiet_skips=1 select_files "$(ccaas_resolve_kver "$k")"
+	select_files "$(ccaas_resolve_kver "$k")"
 	[ ${#files[@]} = 0 ] || any=1
 done
 [ "$any" = 1 ] || [ -n "$alone" ] || ccaas_die "no test file matches '$pattern'"
@@ -200,7 +200,7 @@ report() {
 run_kernel() {
 	local kver rundir log q=-q mem=512
 	kver=$(ccaas_resolve_kver "$1")
-	select_files "$kver"
+	quiet_skips=1 select_files "$kver"
 	if [ ${#files[@]} = 0 ]; then
 		echo "vm-$(ccaas_short_kver "$kver"): no test file for this kernel matches '$pattern'"
 		return 0
