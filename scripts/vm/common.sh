@@ -10,6 +10,14 @@ CCAAS_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$CCAAS_SCRIPTS/versions.conf"
 
 CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}
+# The guests see the host's root, but /tmp, /var/tmp and /dev/shm are
+# their own: kernels and modules cached there would not be found.
+case "$CCAAS_CACHE/" in
+/tmp/* | /var/tmp/* | /dev/shm/*)
+	echo "CCAAS_CACHE=$CCAAS_CACHE: the VMs cannot see it (their /tmp, /var/tmp and /dev/shm are their own); choose another directory" >&2
+	exit 1
+	;;
+esac
 
 # ccaas_kver_vars: names of the KVER_* variables in versions.conf, in file order
 ccaas_kver_vars() {
