@@ -54,7 +54,7 @@ suite() {
 
 	case " $kvers " in
 	*" $KVER_DEBUG "*)
-		echo "=== sanitizer kernel $KVER_DEBUG (cached by content; a cold build takes ~25 min)"
+		echo "=== sanitizer kernel $KVER_DEBUG (cached by content; a cold build takes ~10 min)"
 		t0=$(date +%s)
 		if ! scripts/debug-kernel.sh > "$CCAAS_ARTIFACTS/debug-kernel.log" 2>&1; then
 			echo "FAIL: setup/debug-kernel (see $CCAAS_ARTIFACTS/debug-kernel.log)"
