@@ -119,25 +119,19 @@ static u32 ccaas_ops_features(const struct tcp_congestion_ops *ops)
 bool ccaas_ecn_compatible(const struct sock *sk,
 			  const struct tcp_congestion_ops *ops)
 {
-	u32 features = ccaas_ops_features(ops);
-	u32 need;
+	u8 mode = ccaas_tcp_ecn_mode(tcp_sk(sk));
+	u32 need = mode == CCAAS_ECN_MODE_OFF ? CCAAS_CCA_F_NONECN_OK :
+						CCAAS_CCA_F_ECN_OK;
 
-	switch (ccaas_tcp_ecn_mode(tcp_sk(sk))) {
-	case CCAAS_ECN_MODE_OFF:
-		need = CCAAS_CCA_F_NONECN_OK;
-		break;
-	case CCAAS_ECN_MODE_RFC3168:
-		/* ops that refuse RFC 3168 feedback refuse its sockets too */
-		if (ops->flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168)
-			return false;
-		need = CCAAS_CCA_F_ECN_OK;
-		break;
-	default:
-		/* AccECN: the stack turns its ACE counters into CE events */
-		need = CCAAS_CCA_F_ECN_OK;
-		break;
-	}
-	return (features & need) &&
+	/*
+	 * Any ECN mode counts as ECN (the stack turns AccECN's counters into
+	 * the same CE events); ops that refuse RFC 3168 feedback refuse its
+	 * sockets too.
+	 */
+	if (mode == CCAAS_ECN_MODE_RFC3168 &&
+	    (ops->flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168))
+		return false;
+	return (ccaas_ops_features(ops) & need) &&
 	       ccaas_cca_can_take(inet_csk(sk)->icsk_ca_ops, ops);
 }
 

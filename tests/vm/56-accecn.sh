@@ -248,22 +248,28 @@ test_accecn_switch_sets_ect() {
 		fail $t "on cca_ecntest: ECT $(ac_tos acc) / $(ac_tos classic) / $(ac_tos off); $out; $(ac_socks)"
 }
 
-# syn_tos TAG: open one connection as ac_open TAG 1 does and print the
-# tos byte tcpdump shows on its SYN ("0x1": ECT(1))
-syn_tos() {
-	local cap=/tmp/ac_syn_$1 i dump
-	rm -f "$cap.err"
-	ns ac_a timeout 20 tcpdump -i eth0 -c 1 -nv \
-		"dst port $AC_PORT and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn" >"$cap" 2>"$cap.err" &
+# tos_of NS FILTER CMD...: run CMD once tcpdump in NS captures, and print
+# the tos byte of the first packet FILTER matches ("0x1": ECT(1))
+tos_of() {
+	local ns=$1 filter=$2 cap=/tmp/ac_cap i dump
+	shift 2
+	rm -f "$cap" "$cap.err"
+	ns "$ns" timeout 20 tcpdump -i eth0 -c 1 -nv "$filter" >"$cap" 2>"$cap.err" &
 	dump=$!
 	# tcpdump says "listening on" once its filter is in place
 	for i in $(seq 100); do
 		grep -q 'listening on' "$cap.err" 2>/dev/null && break
 		sleep 0.1
 	done
-	ac_open "$1" 1 || return 1
+	"$@" || return 1
 	wait "$dump"
 	sed -nE 's/.*\(tos (0x[0-9a-f]+).*/\1/p' "$cap" | head -n 1
+}
+
+# syn_tos TAG: the tos of the SYN of one connection opened as ac_open TAG 1
+syn_tos() {
+	tos_of ac_a "dst port $AC_PORT and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn" \
+		ac_open "$1" 1
 }
 
 # The selector gives a connection its CCA before the SYN, so the CCA's
@@ -346,23 +352,17 @@ test_accecn_fallback_takes_classic() {
 	return $rc
 }
 
-# synack_tos: the tos byte tcpdump shows on the SYN-ACK ac_b sends to a
-# new connection from ac_a (tagged syn)
+# synack_tos: the tos of the SYN-ACK ac_b sends to a new connection from
+# ac_a to AC_PORT+1
 synack_tos() {
-	local cap=/tmp/ac_synack i dump
-	rm -f "$cap.err"
-	ns ac_b timeout 20 tcpdump -i eth0 -c 1 -nv \
-		"src port $((AC_PORT + 1)) and tcp[tcpflags] & (tcp-syn|tcp-ack) == (tcp-syn|tcp-ack)" \
-		>"$cap" 2>"$cap.err" &
-	dump=$!
-	for i in $(seq 100); do
-		grep -q 'listening on' "$cap.err" 2>/dev/null && break
-		sleep 0.1
-	done
+	tos_of ac_b "src port $((AC_PORT + 1)) and tcp[tcpflags] & (tcp-syn|tcp-ack) == (tcp-syn|tcp-ack)" \
+		synack_client
+}
+
+# synack_client: one connection from ac_a to AC_PORT+1, held in the background
+synack_client() {
 	ns ac_a python3 "$CONNS" client "$PAIR_B_IP" $((AC_PORT + 1)) 1 /tmp/ac_syn_ready \
 		>/dev/null 2>&1 &
-	wait "$dump"
-	sed -nE 's/.*\(tos (0x[0-9a-f]+).*/\1/p' "$cap" | head -n 1
 }
 
 # Listeners prefer a CCA that asks for AccECN: with a cca_dctcp rule and a

@@ -136,22 +136,24 @@ static int sock_parse(const struct nlmsghdr *nlh, struct sock_info *si)
 
 /* ---- formatting ---- */
 
-static const char *locality_name(const struct sock_info *si, char *buf,
-				 size_t len)
+/* names[v], or v in decimal in @buf for a value newer than us */
+static const char *enum_name(const char *const *names, size_t n,
+			     unsigned int v, char *buf, size_t len)
 {
-	if (si->locality < ARRAY_SIZE(locality_names))
-		return locality_names[si->locality];
-	snprintf(buf, len, "%u", si->locality);
+	if (v < n)
+		return names[v];
+	snprintf(buf, len, "%u", v);
 	return buf;
 }
 
-static const char *ecn_mode_name(const struct sock_info *si, char *buf,
-				 size_t len)
+/* "@key": names[v] as a JSON string, or v as a number if we do not know it */
+static void print_enum(const char *key, const char *const *names, size_t n,
+		       unsigned int v)
 {
-	if (si->ecn_mode < ARRAY_SIZE(ecn_mode_names))
-		return ecn_mode_names[si->ecn_mode];
-	snprintf(buf, len, "%u", si->ecn_mode);
-	return buf;
+	if (v < n)
+		print_string(PRINT_JSON, key, "%s", names[v]);
+	else
+		print_uint(PRINT_JSON, key, "%llu", v);
 }
 
 /* "10.0.0.1" or "fe80::1" (@brackets: "[fe80::1]"). */
@@ -234,26 +236,18 @@ static void sock_print_json(const struct sock_info *si)
 		print_string(PRINT_JSON, "policy_cca", "%s", si->policy_cca);
 	if (HAS(si, CCAAS_A_SOCK_GENERATION))
 		print_uint(PRINT_JSON, "generation", "%llu", si->generation);
-	if (HAS(si, CCAAS_A_SOCK_LOCALITY)) {
-		if (si->locality < ARRAY_SIZE(locality_names))
-			print_string(PRINT_JSON, "locality", "%s",
-				     locality_names[si->locality]);
-		else
-			print_uint(PRINT_JSON, "locality", "%llu", si->locality);
-	}
+	if (HAS(si, CCAAS_A_SOCK_LOCALITY))
+		print_enum("locality", locality_names, ARRAY_SIZE(locality_names),
+			   si->locality);
 	if (HAS(si, CCAAS_A_SOCK_REGION))
 		print_uint(PRINT_JSON, "region", "%llu", si->region);
 	if (HAS(si, CCAAS_A_SOCK_DC))
 		print_uint(PRINT_JSON, "dc", "%llu", si->dc);
 	if (HAS(si, CCAAS_A_SOCK_ECN))
 		print_bool(PRINT_JSON, "ecn", "%s", si->ecn);
-	if (HAS(si, CCAAS_A_SOCK_ECN_MODE)) {
-		if (si->ecn_mode < ARRAY_SIZE(ecn_mode_names))
-			print_string(PRINT_JSON, "ecn_mode", "%s",
-				     ecn_mode_names[si->ecn_mode]);
-		else
-			print_uint(PRINT_JSON, "ecn_mode", "%llu", si->ecn_mode);
-	}
+	if (HAS(si, CCAAS_A_SOCK_ECN_MODE))
+		print_enum("ecn_mode", ecn_mode_names, ARRAY_SIZE(ecn_mode_names),
+			   si->ecn_mode);
 	if (HAS(si, CCAAS_A_SOCK_PINNED))
 		print_bool(PRINT_JSON, "pinned", "%s", si->pinned);
 	if (HAS(si, CCAAS_A_SOCK_MIN_RTO_US))
@@ -325,7 +319,9 @@ static void sock_row(const struct sock_info *si, struct sock_row *r)
 		c[COL_GEN] = r->gen;
 	}
 	if (HAS(si, CCAAS_A_SOCK_LOCALITY))
-		c[COL_LOCALITY] = locality_name(si, r->locality, sizeof(r->locality));
+		c[COL_LOCALITY] = enum_name(locality_names, ARRAY_SIZE(locality_names),
+					    si->locality, r->locality,
+					    sizeof(r->locality));
 	/* Region and DC mean nothing for an address no scope entry covers. */
 	if (HAS(si, CCAAS_A_SOCK_REGION) && HAS(si, CCAAS_A_SOCK_DC) &&
 	    (si->locality != CCAAS_LOCALITY_UNKNOWN || si->region || si->dc)) {
@@ -335,7 +331,9 @@ static void sock_row(const struct sock_info *si, struct sock_row *r)
 	}
 	/* The mode where the kernel tells it, else whether ECN is on. */
 	if (HAS(si, CCAAS_A_SOCK_ECN_MODE))
-		c[COL_ECN] = ecn_mode_name(si, r->ecn_mode, sizeof(r->ecn_mode));
+		c[COL_ECN] = enum_name(ecn_mode_names, ARRAY_SIZE(ecn_mode_names),
+				       si->ecn_mode, r->ecn_mode,
+				       sizeof(r->ecn_mode));
 	else
 		c[COL_ECN] = yes_no(si, CCAAS_A_SOCK_ECN, si->ecn);
 	c[COL_PINNED] = yes_no(si, CCAAS_A_SOCK_PINNED, si->pinned);
