@@ -87,10 +87,13 @@ suite() {
 	# kernels' files that may share the host, then the soak on the
 	# sanitizer kernel. Then the files that compare CCAs' behaviour
 	# (`# vm-alone: yes`), on the oldest and newest Debian lines, one
-	# guest per core and nothing else on the host. docs/testing.md has
-	# the times.
-	vm_dbg=$(mktemp)
+	# guest per core and nothing else on the host. The sanitizer kernel
+	# is built from DEBUG_LINE's source: with it in the run, its
+	# `vm-debug: yes` files are not run again on that line's Debian
+	# kernel (run.sh -d). docs/testing.md has the times.
+	vm_dbg=$(mktemp) debug_lane=""
 	if [ "$kvers" != "$stock" ]; then
+		debug_lane=1
 		if [ -n "$T" ]; then
 			suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t "$T"
 		else
@@ -98,7 +101,7 @@ suite() {
 		fi >"$vm_dbg" 2>&1 &
 	fi
 	if [ -n "${stock// /}" ]; then
-		suite vm tests/vm/run.sh -k "$stock" -x shared ${T:+-t "$T"}
+		suite vm tests/vm/run.sh -k "$stock" -x shared ${debug_lane:+-d} ${T:+-t "$T"}
 	fi
 	if [ "$kvers" != "$stock" ] && [ -z "$T" ]; then
 		suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t 95-soak

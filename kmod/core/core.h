@@ -5,6 +5,7 @@
 
 #include <linux/mutex.h>
 #include <linux/netlink.h>
+#include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -15,19 +16,57 @@
 #include "policy.h"
 #include "logsel.h"
 
+/* The namespace's event counters (stats.c), each a CCAAS_A_STATS_* u64. */
+enum ccaas_counter {
+	CCAAS_CNT_SELECTED,
+	CCAAS_CNT_LISTENERS_SELECTED,
+	CCAAS_CNT_MIGRATED,
+	CCAAS_CNT_DRAINED,
+	CCAAS_CNT_REFUSED,
+	CCAAS_CNT_ERRORS,
+	CCAAS_CNT_MIGRATIONS,
+	CCAAS_CNT_DRAINS,
+	__CCAAS_CNT_MAX,
+};
+
+struct ccaas_counters {
+	u64 c[__CCAAS_CNT_MAX];
+};
+
 /**
  * struct ccaas_net - the core's state in one network namespace
  * @lock: serialises every change of this namespace's tables (readers use RCU)
  * @scope: the scope table (scope.c)
  * @policy: the policy store (policy.c)
  * @log: the ccalog selection (logsel.c)
+ * @counters: per-CPU event counters, summed by STATS_GET (stats.c)
  */
 struct ccaas_net {
 	struct mutex lock;	/* see @lock above */
 	struct ccaas_scope_state scope;
 	struct ccaas_policy_state policy;
 	struct ccaas_log_state log;
+	struct ccaas_counters __percpu *counters;
 };
+
+/*
+ * stats.c. ccaas_count() may run in any context (the selector runs in
+ * softirq for passive connections): this_cpu_add() is safe against
+ * interrupts, and a reader's sum is only ever a snapshot.
+ */
+static inline void ccaas_count(struct ccaas_net *cn, enum ccaas_counter c,
+			       u64 n)
+{
+	this_cpu_add(cn->counters->c[c], n);
+}
+
+struct ccaas_migrate_stats;
+void ccaas_count_pass(struct ccaas_net *cn, bool drain,
+		      const struct ccaas_migrate_stats *st);
+int ccaas_nl_stats_start(struct netlink_callback *cb);
+int ccaas_nl_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ccaas_nl_stats_done(struct netlink_callback *cb);
+extern const struct nla_policy ccaas_stats_nlpolicy[CCAAS_A_STATS_MAX + 1];
 
 /* pernet.c */
 struct ccaas_net *ccaas_net(const struct net *net);

@@ -195,6 +195,7 @@ static void ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx,
 	rcu_read_unlock();
 	ccaas_walk_sockets(net, TCPF_ESTABLISHED | TCPF_LISTEN,
 			   ccaas_migrate_one, ctx);
+	ccaas_count_pass(ctx->cn, ctx->drain_from, &ctx->stats);
 	*stats = ctx->stats;
 }
 

@@ -327,6 +327,14 @@ static const struct genl_ops ccaas_ops[] = {
 		.policy = ccaas_log_nlpolicy,
 		.maxattr = CCAAS_A_LOG_MAX,
 	},
+	{
+		.cmd = CCAAS_CMD_STATS_GET,
+		.start = ccaas_nl_stats_start,
+		.dumpit = ccaas_nl_stats_dumpit,
+		.done = ccaas_nl_stats_done,
+		.policy = ccaas_stats_nlpolicy,
+		.maxattr = CCAAS_A_STATS_MAX,
+	},
 };
 
 static const struct genl_multicast_group ccaas_mcgrps[] = {

@@ -24,9 +24,12 @@ static int __net_init ccaas_net_init(struct net *net)
 	int err;
 
 	mutex_init(&cn->lock);
+	cn->counters = alloc_percpu(struct ccaas_counters);
+	if (!cn->counters)
+		return -ENOMEM;
 	err = ccaas_scope_net_init(cn);
 	if (err)
-		return err;
+		goto err_counters;
 	err = ccaas_policy_net_init(cn);
 	if (err)
 		goto err_scope;
@@ -34,6 +37,8 @@ static int __net_init ccaas_net_init(struct net *net)
 
 err_scope:
 	ccaas_scope_net_exit(cn);
+err_counters:
+	free_percpu(cn->counters);
 	return err;
 }
 
@@ -44,6 +49,7 @@ static void __net_exit ccaas_net_exit(struct net *net)
 	ccaas_logsel_net_exit(cn);
 	ccaas_policy_net_exit(cn);
 	ccaas_scope_net_exit(cn);
+	free_percpu(cn->counters);
 }
 
 static struct pernet_operations ccaas_net_ops = {

@@ -127,6 +127,7 @@ static void ccaas_select(struct sock *sk, bool established)
 	const struct ccaas_policy_gen *gen;
 	struct ccaas_scope_result scope;
 	const struct ccaas_rule *rule;
+	int err;
 
 	if (ccaas_sk_pinned(sk))
 		return;
@@ -140,15 +141,21 @@ static void ccaas_select(struct sock *sk, bool established)
 	ops = rule->cca.ops;
 	if (established && !ccaas_ecn_compatible(sk, ops)) {
 		ops = ccaas_ecn_child_cca(gen, sk);
-		if (!ops)
+		if (!ops) {
+			ccaas_count(cn, CCAAS_CNT_REFUSED, 1);
 			goto out;
+		}
 	}
 	/*
 	 * Even a socket already on the rule's CCA is switched: that applies the
 	 * rule's knobs and fills a ccaas CCA's header before its init() runs.
 	 */
-	ccaas_sk_switch(sk, ops, rule, gen->generation, established,
-			CCALOG_SWITCH_SELECT);
+	err = ccaas_sk_switch(sk, ops, rule, gen->generation, established,
+			      CCALOG_SWITCH_SELECT);
+	if (!err)
+		ccaas_count(cn, CCAAS_CNT_SELECTED, 1);
+	else if (err != -EOPNOTSUPP)
+		ccaas_count(cn, CCAAS_CNT_ERRORS, 1);
 out:
 	rcu_read_unlock();
 }
@@ -194,9 +201,10 @@ static void ccaas_select_listener(struct sock *sk)
 	rcu_read_lock();
 	gen = ccaas_policy_current(cn);
 	ops = ccaas_listener_ops(gen);
-	if (ops && !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ops))
-		ccaas_sk_switch(sk, ops, NULL, gen->generation, false,
-				CCALOG_SWITCH_SELECT);
+	if (ops && !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ops) &&
+	    !ccaas_sk_switch(sk, ops, NULL, gen->generation, false,
+			     CCALOG_SWITCH_SELECT))
+		ccaas_count(cn, CCAAS_CNT_LISTENERS_SELECTED, 1);
 	rcu_read_unlock();
 }
 

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# The ccalog selection's walks against connections closing and their CCA's
-# module going away: LOG_GET, `log add all` and `log del all` back to back
+# The ccalog selection's walks, and the STATS_GET walk, against connections
+# closing and their CCA's module going away: LOG_GET, STATS_GET, `log add
+# all` and `log del all` back to back
 # while rounds of connections on cca_dctcp close, are drained and the module
 # unloads. Apart from 80-ccalog so that it runs on the sanitizer kernel,
 # which reports a use of freed CCA ops that a stock kernel may not notice.
@@ -48,11 +49,12 @@ while True:
 	# an unloaded CCA leaves the allowed list: put it back afterwards
 	allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
 	sysctl -qw net.core.netdev_max_backlog=20000
-	# LOG_GET = 20; LOG_ADD = 18, LOG_DEL = 19 with CCAAS_A_LOG_ALL = 2
+	# LOG_GET = 20, STATS_GET = 21 (a dump); LOG_ADD = 18, LOG_DEL = 19
+	# with CCAAS_A_LOG_ALL = 2
 	# The walkers run niced: the rounds get the CPU first, and a walk they
 	# preempt waits longer.
 	ns lg_u nice -n 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all python3 "$loop" "$stop" 20 >/tmp/lg_get.out 2>&1 &
+		--inh-caps=-all python3 "$loop" "$stop" 20 21/d >/tmp/lg_get.out 2>&1 &
 	get=$!
 	ns lg_u nice -n 10 python3 "$loop" "$stop" 18:2 19:2 >/tmp/lg_add.out 2>&1 &
 	add=$!

@@ -3,7 +3,7 @@
 # tests/vm/[0-9][0-9]-*.sh (through tests/vm/lib/driver.sh) and the host
 # prints their results as `PASS: vm-<short kernel>/<name>`.
 #
-# Usage: tests/vm/run.sh [-k KVERS] [-t PATTERN] [-X PATTERN] [-x alone|shared] [-j] [-v]
+# Usage: tests/vm/run.sh [-k KVERS] [-t PATTERN] [-X PATTERN] [-x alone|shared] [-d] [-j] [-v]
 #   -k KVERS    kernels, comma/space separated, full or short (6.1,6.12);
 #               default: all pinned in scripts/versions.conf
 #   -t PATTERN  only test files whose name matches PATTERN (a glob if it has
@@ -14,6 +14,9 @@
 #               CCAs' behaviour on the emulated CPU, which make check runs
 #               with no more guests than the host has cores
 #   -x shared   only the other files, which may share the host
+#   -d          the sanitizer kernel runs in another lane: leave the files
+#               marked `# vm-debug: yes` to it on the Debian kernel of its
+#               own source (DEBUG_LINE in versions.conf)
 #   -j          run the kernels' VMs in parallel (one vCPU each)
 #   -v          show the VMs' consoles (lines prefixed with "  | ")
 #
@@ -34,12 +37,13 @@ usage() {
 	exit 2
 }
 
-kvers="" pattern="" parallel=0 verbose=0 alone="" exclude=""
-while getopts "k:t:X:x:jvh" opt; do
+kvers="" pattern="" parallel=0 verbose=0 alone="" exclude="" debug_twin=""
+while getopts "k:t:X:x:djvh" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
 	t) pattern=$OPTARG ;;
 	x) alone=$OPTARG ;;
+	d) debug_twin=$(ccaas_resolve_kver "$DEBUG_LINE") ;;
 	X) exclude=$OPTARG ;;
 	j) parallel=1 ;;
 	v) verbose=1 ;;
@@ -77,6 +81,10 @@ select_files() {
 			grep -qE '^# vm-debug: *(yes|only)' "$f" || continue
 		else
 			! grep -qE '^# vm-debug: *only' "$f" || continue
+			# -d: the sanitizer kernel, built from this kernel's
+			# source, runs them in the other lane
+			[ "$1" != "$debug_twin" ] ||
+				! grep -qE '^# vm-debug: *yes' "$f" || continue
 		fi
 		[ -z "$exclude" ] || ! ccaas_match "$exclude" "$(basename "$f")" || continue
 		# `# vm-requires: CCAAS_HAVE_X`: only where kmod/compat/probe.sh

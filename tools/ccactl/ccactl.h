@@ -29,6 +29,8 @@ struct ccactl_opts {
 };
 
 extern struct ccactl_opts ccactl_opts;
+/* -n NETNS: the namespace entered, or NULL */
+extern const char *ccactl_netns;
 extern const char ccactl_version[];
 
 /*

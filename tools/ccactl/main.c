@@ -15,6 +15,7 @@
 #include "objects.h"
 
 struct ccactl_opts ccactl_opts;
+const char *ccactl_netns;
 
 static int help_run(int argc, char **argv);
 
@@ -37,6 +38,7 @@ static const struct ccactl_object *const objects[] = {
 	&sock_object,
 	&log_object,
 	&monitor_object,
+	&stats_object,
 	&help_object,
 };
 
@@ -181,6 +183,7 @@ int main(int argc, char **argv)
 		ret = netns_enter(netns);
 		if (ret)
 			return ret;
+		ccactl_netns = netns;
 	}
 
 	if (batch)

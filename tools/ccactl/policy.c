@@ -981,6 +981,59 @@ out:
 	return ret;
 }
 
+/*
+ * For "stats": the match of each rule of generation @gen, in the kernel's
+ * order, as malloc'd strings in *@texts (free with policy_matches_free()).
+ * Quiet: a generation already gone is -ENOENT, left to the caller.
+ */
+int policy_matches(uint32_t gen, char ***texts, size_t *n)
+{
+	char text[RULE_TEXT_MAX], buf[NL_SEND_BUFSZ];
+	struct show_ctx ctx;
+	struct nlmsghdr *nlh;
+	char **v = NULL;
+	size_t i;
+	int ret;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ret = ccaas_msg(buf, CCAAS_CMD_POLICY_GET, NLM_F_DUMP, &nlh);
+	if (ret)
+		return -EIO;
+	mnl_attr_put_u32(nlh, CCAAS_A_POLICY_GENERATION, gen);
+	ret = ccaas_request_quiet(nlh, show_cb, &ctx);
+	if (!ret && (!ctx.started || ctx.head.generation != gen))
+		ret = -ENOENT;
+	if (!ret && ctx.rules.n) {
+		v = calloc(ctx.rules.n, sizeof(*v));
+		if (!v)
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < ctx.rules.n; i++) {
+		rule_format(&ctx.rules.v[i], true, text, sizeof(text));
+		v[i] = strdup(text);
+		if (!v[i])
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		policy_matches_free(v, ctx.rules.n);
+		free(ctx.rules.v);
+		return ret;
+	}
+	*texts = v;
+	*n = ctx.rules.n;
+	free(ctx.rules.v);
+	return 0;
+}
+
+void policy_matches_free(char **texts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; texts && i < n; i++)
+		free(texts[i]);
+	free(texts);
+}
+
 /* ---- policy history ---- */
 
 struct heads {

@@ -249,6 +249,62 @@ enum {
 	CCAAS_A_LOG_MAX = (__CCAAS_A_LOG_MAX - 1)
 };
 
+/*
+ * STATS_GET, a dump: the first message has the namespace's counters (since
+ * the core was loaded or the namespace created) and its established
+ * sockets per CCA; then one message per rule of the generation in force,
+ * each with GENERATION and a RULE nest.
+ */
+enum {
+	CCAAS_A_STATS_UNSPEC,
+	CCAAS_A_STATS_GENERATION,	/* u32: the generation the walk used */
+	CCAAS_A_STATS_SOCKETS,		/* u32: established sockets */
+	CCAAS_A_STATS_NO_RULE,		/* u32: of those, matched by no rule */
+	CCAAS_A_STATS_SELECTED,		/* u64: connections the selector placed */
+	CCAAS_A_STATS_LISTENERS_SELECTED, /* u64: listeners it placed */
+	CCAAS_A_STATS_MIGRATED,		/* u64: sockets migrations moved */
+	CCAAS_A_STATS_DRAINED,		/* u64: sockets drains moved */
+	CCAAS_A_STATS_REFUSED,		/* u64: moves the sticky-ECN rule refused */
+	CCAAS_A_STATS_ERRORS,		/* u64: moves that failed */
+	CCAAS_A_STATS_MIGRATIONS,	/* u64: migration passes */
+	CCAAS_A_STATS_DRAINS,		/* u64: drain passes */
+	CCAAS_A_STATS_CCA,		/* nest (multi): CCAAS_A_STATS_CCA_* */
+	CCAAS_A_STATS_RULE,		/* nest: CCAAS_A_STATS_RULE_* */
+
+	__CCAAS_A_STATS_MAX,
+	CCAAS_A_STATS_MAX = (__CCAAS_A_STATS_MAX - 1)
+};
+
+/* Established sockets on one CCA. */
+enum {
+	CCAAS_A_STATS_CCA_UNSPEC,
+	CCAAS_A_STATS_CCA_NAME,		/* string */
+	CCAAS_A_STATS_CCA_SOCKETS,	/* u32 */
+
+	__CCAAS_A_STATS_CCA_MAX,
+	CCAAS_A_STATS_CCA_MAX = (__CCAAS_A_STATS_CCA_MAX - 1)
+};
+
+/*
+ * The established sockets one rule matches, by where they are: the first
+ * of these that holds counts.
+ */
+enum {
+	CCAAS_A_STATS_RULE_UNSPEC,
+	CCAAS_A_STATS_RULE_INDEX,	/* u32: position in the generation */
+	CCAAS_A_STATS_RULE_CCA,		/* string: the rule's CCA */
+	CCAAS_A_STATS_RULE_SOCKETS,	/* u32: sockets the rule matches */
+	CCAAS_A_STATS_RULE_ON_CCA,	/* u32: on the rule's CCA */
+	CCAAS_A_STATS_RULE_FALLBACK,	/* u32: on that CCA's fallback ops */
+	CCAAS_A_STATS_RULE_BPF,		/* u32: on a BPF CCA */
+	CCAAS_A_STATS_RULE_PINNED,	/* u32: the app or a route lock chose */
+	CCAAS_A_STATS_RULE_REFUSED,	/* u32: kept off it by sticky ECN */
+	CCAAS_A_STATS_RULE_OTHER,	/* u32: elsewhere; a migration moves them */
+
+	__CCAAS_A_STATS_RULE_MAX,
+	CCAAS_A_STATS_RULE_MAX = (__CCAAS_A_STATS_RULE_MAX - 1)
+};
+
 enum {
 	CCAAS_CMD_UNSPEC,
 	CCAAS_CMD_CCA_GET,		/* do: one CCA by CCAAS_A_CCA_NAME; dump: all */
@@ -271,6 +327,7 @@ enum {
 	CCAAS_CMD_LOG_ADD,		/* select connections for ccalog */
 	CCAAS_CMD_LOG_DEL,		/* deselect them */
 	CCAAS_CMD_LOG_GET,		/* the selection */
+	CCAAS_CMD_STATS_GET,		/* dump: counters, sockets per CCA and rule */
 
 	__CCAAS_CMD_MAX,
 	CCAAS_CMD_MAX = (__CCAAS_CMD_MAX - 1)

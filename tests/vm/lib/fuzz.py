@@ -616,7 +616,7 @@ class Fuzzer:
     def abandon_dump(self):
         """A dump request on a socket of its own, one read, then close."""
         name = self.pick("scope-get", "policy-get", "sock-get", "cca-get",
-                         "policy-history")
+                         "policy-history", "stats-get")
         s = Genl._open()
         try:
             self.g.send(self.g.id, struct.pack("=BBH", self.spec.ops[name].num,
