@@ -5,6 +5,7 @@
 #   make                      modules for the running kernel (or KDIR=/ KERNELRELEASE=)
 #   make modules-all          modules for every pinned kernel, into build/<release>/
 #   make ccactl               the userspace tool
+#   make install-tools        ccactl, ccaas-service, the systemd unit, man pages
 #   make check                everything the tests need, then every test suite
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
 #   make modules-debug        modules for the sanitizer kernel (built if needed)
@@ -29,7 +30,7 @@ PINNED := $(KVER_6_1) $(KVER_6_12) $(KVER_7_3)
 ROOTED := $(foreach v,$(filter KROOT_%,$(.VARIABLES)),$(KVER_$(v:KROOT_%=%)))
 kmake_of = $(if $(filter $1,$(ROOTED)),scripts/buildroot.sh $1 -- make,$(MAKE))
 
-.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install bench demo fuzz soak
+.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install install-tools bench demo fuzz soak
 
 all: modules
 
@@ -96,8 +97,25 @@ checkpatch:
 bench:
 	bench/run.sh
 
-install: modules
+# Userspace and modules. DKMS installs the modules alone; with it, run
+# `make install-tools` for ccactl, ccaas-service, the unit and the man pages.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= /lib/systemd/system
+install: modules install-tools
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+
+install-tools:
+	$(MAKE) -C tools/ccactl install VERSION=$(VERSION) PREFIX=$(PREFIX) \
+		SBINDIR=$(SBINDIR) MANDIR=$(MANDIR)
+	install -D -m 0755 deploy/ccaas-service $(DESTDIR)$(SBINDIR)/ccaas-service
+	install -D -m 0644 deploy/ccaas-service.8 $(DESTDIR)$(MANDIR)/man8/ccaas-service.8
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/sbin/ccaas-service|$(SBINDIR)/ccaas-service|' \
+		deploy/systemd/ccaas.service > $(DESTDIR)$(UNITDIR)/ccaas.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/ccaas.service
+	install -d -m 0755 $(DESTDIR)/etc/ccaas
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null

@@ -11,7 +11,7 @@
 #                       files run on the oldest and the newest Debian line
 #                       given (6.1 and 7.3 by default), the others on all.
 #   T=PATTERN           run only tests whose name matches PATTERN
-#   SUITES="build ccactl kunit vm"   suites to run (default: all)
+#   SUITES="build ccactl kunit vm boot"   suites to run (default: all)
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -19,7 +19,7 @@ root=$PWD
 
 KERNELS=${KERNELS:-6.1 6.12 7.3 debug}
 T=${T:-}
-SUITES=${SUITES:-build ccactl kunit vm}
+SUITES=${SUITES:-build ccactl kunit vm boot}
 export CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}
 export CCAAS_ARTIFACTS=${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}
 mkdir -p "$CCAAS_ARTIFACTS"
@@ -87,7 +87,8 @@ suite() {
 	# kernels' files that may share the host, then the soak on the
 	# sanitizer kernel. Then the files that compare CCAs' behaviour
 	# (`# vm-alone: yes`), on the oldest and newest Debian lines, one
-	# guest per core and nothing else on the host. The sanitizer kernel
+	# guest per core and nothing else on the host. The boot test (systemd
+	# as init, ccaas installed) runs in the second lane. The sanitizer kernel
 	# is built from DEBUG_LINE's source: with it in the run, its
 	# `vm-debug: yes` files are not run again on that line's Debian
 	# kernel (run.sh -d). docs/testing.md has the times.
@@ -102,6 +103,8 @@ suite() {
 	fi
 	if [ -n "${stock// /}" ]; then
 		suite vm tests/vm/run.sh -k "$stock" -x shared ${debug_lane:+-d} ${T:+-t "$T"}
+		# systemd booting with ccaas installed (tests/boot/run.sh)
+		case "$T" in "" | *boot*) suite boot tests/boot/run.sh $stock ;; esac
 	fi
 	if [ "$kvers" != "$stock" ] && [ -z "$T" ]; then
 		suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t 95-soak

@@ -29,7 +29,7 @@ wanted="
 qemu-system-x86 busybox-static iproute2 iperf3 trace-cmd tcpdump procps
 libmnl-dev pkg-config kmod dkms gcc make bc flex bison libelf-dev libssl-dev
 xz-utils zstd cpio rsync util-linux python3 python3-yaml python3-jsonschema
-gnuplot-nox prometheus-node-exporter prometheus
+gnuplot-nox prometheus-node-exporter prometheus systemd
 debootstrap debian-archive-keyring
 groff-base man-db valgrind
 clang libbpf-dev bpftool

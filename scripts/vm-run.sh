@@ -17,6 +17,10 @@
 #   -W            do not panic on kernel WARNINGs (panic_on_warn=0)
 #   -B            boot the compressed bzImage instead of vmlinux via PVH
 #   -a ARGS       extra kernel command line
+#   -S UNITS:ETC  boot systemd over a writable overlay with ccaas installed
+#                 (scripts/vm/guest-systemd.sh): UNITS, a directory of
+#                 units with ccaas-boottest.target, the target booted, whose
+#                 service runs the command; ETC, the /etc/ccaas to install
 #
 # Run directory: serial.log (console), qemu.log, job.sh, status (ok,
 # kernel-error, timeout, no-exit-code, qemu-error), times (boot= total=
@@ -37,8 +41,9 @@ usage() {
 }
 
 timeout_s=600 mem=512 rundir="" quiet=0 panic_on_warn=1 bzimage=0 extra_args=""
+guest_init=guest-init.sh
 envs=()
-while getopts "t:m:e:d:qWBa:h" opt; do
+while getopts "t:m:e:d:qWBa:S:h" opt; do
 	case "$opt" in
 	t) timeout_s=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -48,6 +53,11 @@ while getopts "t:m:e:d:qWBa:h" opt; do
 	W) panic_on_warn=0 ;;
 	B) bzimage=1 ;;
 	a) extra_args=$OPTARG ;;
+	S)
+		guest_init=guest-systemd.sh
+		envs+=("CCAAS_BOOT_UNITS=$(realpath "${OPTARG%%:*}")"
+		       "CCAAS_BOOT_ETC=$(realpath "${OPTARG#*:}")")
+		;;
 	*) usage ;;
 	esac
 done
@@ -110,7 +120,7 @@ cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1 oops=panic"
 cmdline="$cmdline no_timer_check rcupdate.rcu_cpu_stall_timeout=300"
 cmdline="$cmdline watchdog_thresh=60 sysctl.kernel.hung_task_timeout_secs=600"
 cmdline="$cmdline panic_on_warn=$panic_on_warn mitigations=off"
-cmdline="$cmdline rdinit=/init ccaas_vm_init=$here/vm/guest-init.sh ccaas_vm_run=$rundir"
+cmdline="$cmdline rdinit=/init ccaas_vm_init=$here/vm/$guest_init ccaas_vm_run=$rundir"
 [ -z "$extra_args" ] || cmdline="$cmdline $extra_args"
 
 serial="$rundir/serial.log"
