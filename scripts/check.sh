@@ -79,11 +79,10 @@ suite() {
 		tail -20 "$CCAAS_ARTIFACTS/ccactl-build.log"
 	fi
 
-	suite build env T="$T" tests/build/run.sh $stock
-	suite ccactl env T="$T" tests/ccactl/run.sh
-	suite kunit scripts/kunit.sh ${T:+-t "$T"}
-	# The VM suite on two lanes, one single-vCPU guest per core. While the
-	# sanitizer kernel runs its files on one, the other runs the Debian
+	# The VM suite on two lanes, one single-vCPU guest per core. The
+	# sanitizer kernel's lane starts first, beside the build, ccactl and
+	# KUnit suites (mostly one core's work). While the sanitizer kernel
+	# runs its files on one lane, the other runs the Debian
 	# kernels' files that may share the host, then the soak on the
 	# sanitizer kernel. Then the files that compare CCAs' behaviour
 	# (`# vm-alone: yes`), on the oldest and newest Debian lines, one
@@ -101,6 +100,9 @@ suite() {
 			suite vm tests/vm/run.sh -k "$KVER_DEBUG" -X 95-soak
 		fi >"$vm_dbg" 2>&1 &
 	fi
+	suite build env T="$T" tests/build/run.sh $stock
+	suite ccactl env T="$T" tests/ccactl/run.sh
+	suite kunit scripts/kunit.sh ${T:+-t "$T"}
 	if [ -n "${stock// /}" ]; then
 		suite vm tests/vm/run.sh -k "$stock" -x shared ${debug_lane:+-d} ${T:+-t "$T"}
 		# systemd booting with ccaas installed (tests/boot/run.sh)
