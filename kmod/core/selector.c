@@ -9,7 +9,8 @@
  * off: on 7.x the tracepoint calls them under SRCU, preemptible. So the
  * probe relies on nothing that preemption being off would give it: it takes
  * rcu_read_lock() itself for the policy, the scope tree and the route, and
- * uses no per-CPU state. The transitions:
+ * its only per-CPU state is the namespace's counters, which this_cpu_add()
+ * updates safely from any context (core.h). The transitions:
  *
  * - Active open, CLOSE -> SYN_SENT, inside tcp_v{4,6}_connect() with the
  *   socket owned by the connecting task and the addresses set, before

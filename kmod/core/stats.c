@@ -19,11 +19,19 @@
  * (a migration would move it). This is the compliance figure: the share
  * of a rule's connections on the CCA it names.
  *
- * The walk holds RCU throughout, so that the generation and its rules stay
- * valid; its length is that of the ehash walk SOCK_GET makes in pieces.
- * The result is kept for the dump's messages (.start walks, .done frees):
- * the first message carries the counters and the per-CCA counts, then one
- * message per rule, so a thousand rules need no single huge message.
+ * Any user may ask, as any user may run `ss -ti`, so the walk must not hold
+ * a CPU or a grace period for long: it takes RCU and the lock of one bucket
+ * at a time, and reschedules between buckets. Each bucket finds the
+ * generation in force again; if a commit replaced the one the walk began
+ * with, the walk starts over with the new one (a rule's index means
+ * something only within one generation), and after a few commits in a row
+ * it walks holding the namespace's lock, which keeps commits out: only
+ * this namespace's, and only while one walk of it lasts. The result, sized
+ * for the
+ * generation's rules, is kept for the dump's messages (.start walks, .done
+ * frees): the first message carries the counters and the per-CCA counts,
+ * then one message per rule, so a thousand rules need no single huge
+ * message.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -39,6 +47,10 @@
  * beyond this many count only in CCAAS_A_STATS_SOCKETS.
  */
 #define CCAAS_STATS_MAX_CCAS	64
+/* Walks begun again because a commit replaced their generation. */
+#define CCAAS_STATS_RESTARTS	3
+/* Buckets between two cond_resched() (empty ones cost a load each). */
+#define CCAAS_STATS_RESCHED	1024
 
 /* A socket's place against its rule, in the order they are tested. */
 enum ccaas_rule_class {
@@ -52,7 +64,8 @@ enum ccaas_rule_class {
 };
 
 struct ccaas_stats_cca {
-	const struct tcp_congestion_ops *ops;	/* compared, never followed */
+	/* compared; its name is copied under RCU when first seen */
+	const struct tcp_congestion_ops *ops;
 	char name[TCP_CA_NAME_MAX];
 	u32 sockets;
 };
@@ -70,6 +83,7 @@ struct ccaas_stats_snap {
 	u32 no_rule;
 	unsigned int n_ccas;
 	unsigned int n_rules;
+	unsigned int max_rules;		/* room in @rules */
 	struct ccaas_stats_cca ccas[CCAAS_STATS_MAX_CCAS];
 	struct ccaas_stats_rule rules[];
 };
@@ -88,13 +102,16 @@ void ccaas_count_pass(struct ccaas_net *cn, bool drain,
 	ccaas_count(cn, drain ? CCAAS_CNT_DRAINS : CCAAS_CNT_MIGRATIONS, 1);
 }
 
+/*
+ * As migration decides (migrate.c): a socket the sticky-ECN rule keeps off
+ * the rule's CCA is refused, whether it is on the CCA the selector gives
+ * such a connection or anywhere else; a migration moves only the others.
+ */
 static enum ccaas_rule_class
-ccaas_stats_classify(const struct ccaas_policy_gen *gen, const struct sock *sk,
-		     const struct tcp_congestion_ops *cur,
+ccaas_stats_classify(const struct sock *sk, const struct tcp_congestion_ops *cur,
 		     const struct ccaas_rule *rule)
 {
 	const struct tcp_congestion_ops *want = rule->cca.ops;
-	const struct tcp_congestion_ops *holder;
 
 	if (cur == want)
 		return CCAAS_CLASS_ON_CCA;
@@ -104,12 +121,8 @@ ccaas_stats_classify(const struct ccaas_policy_gen *gen, const struct sock *sk,
 		return CCAAS_CLASS_BPF;
 	if (ccaas_sk_pinned(sk))
 		return CCAAS_CLASS_PINNED;
-	if (!ccaas_ecn_compatible(sk, want)) {
-		/* where the selector and migration leave such a socket, or not */
-		holder = ccaas_ecn_child_cca(gen, sk);
-		if (!holder || ccaas_ops_on_cca(cur, holder))
-			return CCAAS_CLASS_REFUSED;
-	}
+	if (!ccaas_ecn_compatible(sk, want))
+		return CCAAS_CLASS_REFUSED;
 	return CCAAS_CLASS_OTHER;
 }
 
@@ -151,42 +164,92 @@ static void ccaas_stats_one(struct ccaas_stats_snap *snap, struct ccaas_net *cn,
 	}
 	r = &snap->rules[rule - gen->rules];
 	r->sockets++;
-	r->class[ccaas_stats_classify(gen, sk, cur, rule)]++;
+	r->class[ccaas_stats_classify(sk, cur, rule)]++;
 }
 
-static void ccaas_stats_walk(struct net *net, struct ccaas_net *cn,
-			     struct ccaas_stats_snap *snap)
+/* Bucket @bucket's established sockets of @net, under its lock. */
+static void ccaas_stats_bucket(struct net *net, struct ccaas_net *cn,
+			       const struct ccaas_policy_gen *gen,
+			       unsigned long bucket, struct ccaas_stats_snap *snap)
+{
+	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
+	spinlock_t *lock = inet_ehash_lockp(hinfo, bucket);
+	struct hlist_nulls_node *node;
+	struct sock *sk;
+
+	spin_lock_bh(lock);
+	sk_nulls_for_each(sk, node, &hinfo->ehash[bucket].chain) {
+		if (net_eq(sock_net(sk), net) && sk->sk_state == TCP_ESTABLISHED)
+			ccaas_stats_one(snap, cn, gen, sk);
+	}
+	spin_unlock_bh(lock);
+}
+
+/* A snapshot with room for the rules of the generation now in force. */
+static struct ccaas_stats_snap *ccaas_stats_alloc(struct ccaas_net *cn)
+{
+	struct ccaas_stats_snap *snap;
+	unsigned int n;
+
+	rcu_read_lock();
+	n = ccaas_policy_current(cn)->n_rules;
+	rcu_read_unlock();
+	snap = kvzalloc(struct_size(snap, rules, n), GFP_KERNEL_ACCOUNT);
+	if (snap)
+		snap->max_rules = n;
+	return snap;
+}
+
+/*
+ * Walk the established hash into a new snapshot: ERR_PTR(-ENOMEM), or
+ * ERR_PTR(-EAGAIN) if a commit came in between. @locked: the caller holds
+ * ccaas_net.lock, so no commit can.
+ */
+static struct ccaas_stats_snap *ccaas_stats_walk(struct net *net,
+						 struct ccaas_net *cn, bool locked)
 {
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
 	const struct ccaas_policy_gen *gen;
-	struct hlist_nulls_node *node;
+	struct ccaas_stats_snap *snap;
 	unsigned long bucket;
 	unsigned int i;
-	struct sock *sk;
+	u32 generation;
 
+	snap = ccaas_stats_alloc(cn);
+	if (!snap)
+		return ERR_PTR(-ENOMEM);
 	rcu_read_lock();
 	gen = ccaas_policy_current(cn);
-	snap->generation = gen->generation;
-	/* the snapshot was sized for the largest generation there can be */
+	if (gen->n_rules > snap->max_rules) {
+		/* a commit since the allocation added rules: again */
+		rcu_read_unlock();
+		kvfree(snap);
+		return ERR_PTR(-EAGAIN);
+	}
+	generation = gen->generation;
+	snap->generation = generation;
 	snap->n_rules = gen->n_rules;
 	for (i = 0; i < gen->n_rules; i++)
 		strscpy(snap->rules[i].cca, gen->rules[i].cca_name,
 			sizeof(snap->rules[i].cca));
 	for (bucket = 0; bucket <= hinfo->ehash_mask; bucket++) {
-		struct inet_ehash_bucket *head = &hinfo->ehash[bucket];
-		spinlock_t *lock = inet_ehash_lockp(hinfo, bucket);
-
-		if (hlist_nulls_empty(&head->chain))
+		if (hlist_nulls_empty(&hinfo->ehash[bucket].chain))
 			continue;
-		spin_lock_bh(lock);
-		sk_nulls_for_each(sk, node, &head->chain) {
-			if (net_eq(sock_net(sk), net) &&
-			    sk->sk_state == TCP_ESTABLISHED)
-				ccaas_stats_one(snap, cn, gen, sk);
+		rcu_read_unlock();
+		if (!(bucket % CCAAS_STATS_RESCHED))
+			cond_resched();
+		rcu_read_lock();
+		gen = ccaas_policy_current(cn);
+		if (gen->generation != generation) {
+			WARN_ON_ONCE(locked);
+			rcu_read_unlock();
+			kvfree(snap);
+			return ERR_PTR(-EAGAIN);
 		}
-		spin_unlock_bh(lock);
+		ccaas_stats_bucket(net, cn, gen, bucket, snap);
 	}
 	rcu_read_unlock();
+	return snap;
 }
 
 int ccaas_nl_stats_start(struct netlink_callback *cb)
@@ -194,20 +257,25 @@ int ccaas_nl_stats_start(struct netlink_callback *cb)
 	struct net *net = sock_net(cb->skb->sk);
 	struct ccaas_net *cn = ccaas_net(net);
 	struct ccaas_stats_snap *snap;
-	unsigned int i;
+	unsigned int i, tries = 0;
 	int cpu;
 
-	snap = kvzalloc(struct_size(snap, rules, CCAAS_POLICY_MAX_RULES),
-			GFP_KERNEL_ACCOUNT);
-	if (!snap)
-		return -ENOMEM;
+	do {
+		snap = ccaas_stats_walk(net, cn, false);
+	} while (PTR_ERR_OR_ZERO(snap) == -EAGAIN && ++tries < CCAAS_STATS_RESTARTS);
+	if (PTR_ERR_OR_ZERO(snap) == -EAGAIN) {
+		mutex_lock(&cn->lock);
+		snap = ccaas_stats_walk(net, cn, true);
+		mutex_unlock(&cn->lock);
+	}
+	if (IS_ERR(snap))
+		return PTR_ERR(snap);
 	for_each_possible_cpu(cpu) {
 		const struct ccaas_counters *c = per_cpu_ptr(cn->counters, cpu);
 
 		for (i = 0; i < __CCAAS_CNT_MAX; i++)
 			snap->counters[i] += READ_ONCE(c->c[i]);
 	}
-	ccaas_stats_walk(net, cn, snap);
 	cb->args[0] = (long)snap;
 	cb->args[1] = 0;
 	return 0;

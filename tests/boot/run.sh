@@ -50,8 +50,8 @@ for k in $kvers; do
 		{ echo "FAIL: boot-$short/boot (cannot stage the modules)"; rc=1; continue; }
 	scripts/vm-run.sh -q -t 300 -m 768 -d "$dir/vm" -S "$here/units:$here/etc-ccaas" \
 		-e "CCAAS_BOOT_MODULES=$stage" "$kver" -- bash tests/boot/check.sh
-	dir=$dir/vm
 	vrc=$?
+	dir=$dir/vm
 	out=$dir/results/output.log
 	if [ -r "$out" ]; then
 		sed -nE "s|^(PASS\|FAIL): |\1: boot-$short/|p; /^  /p" "$out"

@@ -6,13 +6,17 @@
 # metrics`.
 #
 # Hosts a (clients) and b (servers); a's scope puts b in locality dc.
+# vm-debug: yes
 # vm-timeout: 240
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py
 ST_PLAIN=5003	# b's listener on its default CCA: no ECN accepted
 ST_ECN=5004	# b's listener on cca_dctcp (by --cc): ECN accepted
 
-load_ccaas tcp_cca_dctcp
+# cca_cubic, the transitional CCA, is where the selector puts an ECN child
+# its rule cannot hold: loaded, so that "refused" covers sockets that have
+# such a CCA but are not on it (migration leaves them too)
+load_ccaas tcp_cca_dctcp tcp_cca_cubic
 
 st_setup() {
 	netns_cleanup
@@ -81,7 +85,8 @@ test_stats_rule_classes() {
 		fail $t "want 20 sockets, 16 selected (the pinned 4 are not): $out" || return 1
 
 	# The rule now names cubic and nothing moves yet: the 10 are
-	# elsewhere, the 6 with ECN are refused (no CCA that can hold them).
+	# elsewhere, the 6 with ECN are refused (cubic cannot hold ECN, and
+	# a migration leaves them on cca_dctcp).
 	"$CCACTL" -n a policy set locality dc cca cubic no_migrate >/dev/null || return 1
 	out=$("$CCACTL" -n a -j stats) || return 1
 	want="cubic 0 0 4 6 10"

@@ -87,6 +87,12 @@ select_files() {
 				! grep -qE '^# vm-debug: *yes' "$f" || continue
 		fi
 		[ -z "$exclude" ] || ! ccaas_match "$exclude" "$(basename "$f")" || continue
+		# `# vm-lines: newest`: only on the newest Debian kernel of
+		# this run (files whose subject is not the kernel's: the
+		# procedures around it)
+		if grep -qE '^# vm-lines: *newest' "$f" && [ "$1" != "$newest" ]; then
+			continue
+		fi
 		# `# vm-requires: CCAAS_HAVE_X`: only where kmod/compat/probe.sh
 		# found X in the kernel's headers
 		req=$(sed -nE 's/^# vm-requires: *([A-Z0-9_]+).*/\1/p' "$f" | head -n 1)
@@ -115,6 +121,10 @@ select_files() {
 		vm_limit=$((vm_limit + $(file_limit "$f") + 10))
 	done
 }
+
+# The newest Debian kernel of the run, for `# vm-lines: newest`.
+newest=$(for k in $kvers; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
+	sort -V | tail -n 1)
 
 # Some file must match on some kernel.
 any=0
