@@ -45,7 +45,7 @@ upg_setup() {
 	rm -f /tmp/upg_ready
 	ns a python3 "$CONNS" client "$PAIR_B_IP" $UPG_HELD $UPG_N /tmp/upg_ready --hold 900 \
 		>/dev/null 2>&1 &
-	for _ in $(seq 100); do [ -e /tmp/upg_ready ] && break; sleep 0.1; done
+	for _ in $(seq $((300 * ${CCAAS_VM_TIME_SCALE:-1}))); do [ -e /tmp/upg_ready ] && break; sleep 0.1; done
 	[ -e /tmp/upg_ready ]
 }
 
@@ -87,7 +87,7 @@ upg_run() {
 	rc=$?
 	cat /tmp/upg_service.out
 	wait $send || fail $t "a stream failed: $(cat /tmp/upg_send.out)" || return 1
-	for _ in $(seq 100); do [ -s $report ] && break; sleep 0.1; done
+	for _ in $(seq $((300 * ${CCAAS_VM_TIME_SCALE:-1}))); do [ -s $report ] && break; sleep 0.1; done
 	after=$(upg_config)
 	resets=$(( $(nstat_delta a "$snap_a" TcpEstabResets) + $(nstat_delta b "$snap_b" TcpEstabResets) +
 		$(nstat_delta a "$snap_a" TcpExtTCPAbortOnData) + $(nstat_delta b "$snap_b" TcpExtTCPAbortOnData) ))

@@ -37,7 +37,7 @@ test_upgrade_cca_pinned_needs_force() {
 	rm -f /tmp/upg_pin
 	ns a python3 "$CONNS" client "$PAIR_B_IP" $UPG_HELD 1 /tmp/upg_pin --cc cca_dctcp \
 		--hold 900 >/dev/null 2>&1 &
-	for _ in $(seq 100); do [ -e /tmp/upg_pin ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -e /tmp/upg_pin ] && break; sleep 0.1; done
 	before=$(upg_config)
 	out=$(ns a env CCAAS_CONF_DIR="$UPG_ETC" CCACTL="$CCACTL" \
 		bash "$SERVICE" upgrade-cca cca_dctcp 2>&1)

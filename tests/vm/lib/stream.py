@@ -6,12 +6,14 @@
       accept N connections (on a listener with TCP_CONGESTION NAME) and read each until its peer closes; then
       write REPORT (JSON): per stream the bytes read and the longest time
       between two reads (ms), and exit
-  stream.py send ADDR PORT N SECONDS [--cc NAME]
+  stream.py send ADDR PORT N SECONDS [--cc NAME] [--until FILE]
       open N connections (TCP_CONGESTION set first, if given) and write
-      to all of them as fast as they take it for SECONDS, then close;
-      exit 1 if any send failed (a reset)
+      to all of them as fast as they take it for SECONDS (or, with
+      --until, until FILE exists, SECONDS at most), then close; exit 1 if
+      any send failed (a reset)
 """
 import json
+import os
 import select
 import socket
 import sys
@@ -54,7 +56,7 @@ def sink(addr, port, n, report, cc=None):
                    for s in st.values()], f)
 
 
-def send(addr, port, n, seconds, cc=None):
+def send(addr, port, n, seconds, cc=None, until=None):
     conns = []
     for _ in range(n):
         c = socket.socket(family(addr), socket.SOCK_STREAM)
@@ -66,7 +68,7 @@ def send(addr, port, n, seconds, cc=None):
     buf = b"x" * (1 << 16)
     end = time.monotonic() + seconds
     ok = True
-    while time.monotonic() < end:
+    while time.monotonic() < end and not (until and os.path.exists(until)):
         _, w, _ = select.select([], conns, [], 0.5)
         for c in w:
             try:
@@ -90,7 +92,8 @@ def main(argv):
         sink(argv[2], int(argv[3]), int(argv[4]), argv[5], cc)
         return 0
     if argv[1] == "send":
-        return send(argv[2], int(argv[3]), int(argv[4]), float(argv[5]), cc)
+        until = argv[argv.index("--until") + 1] if "--until" in argv else None
+        return send(argv[2], int(argv[3]), int(argv[4]), float(argv[5]), cc, until)
     print(__doc__, file=sys.stderr)
     return 2
 
