@@ -6,8 +6,8 @@
 # metrics`.
 #
 # Hosts a (clients) and b (servers); a's scope puts b in locality dc.
-# Not on the sanitizer kernel (a quarter of an hour there under load):
-# its walk runs there in 81-ccalog-race.sh, against unloads.
+# Not on the sanitizer kernel (about four minutes there, the lane it would
+# lengthen): its walk runs there in 81-ccalog-race.sh, against unloads.
 # vm-timeout: 240
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py
