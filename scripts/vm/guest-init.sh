@@ -11,30 +11,9 @@
 # PID 1 must never exit: the kernel would panic.  Every path ends in poweroff.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-
-poweroff_now() {
-	sync
-	echo o >/proc/sysrq-trigger
-	while :; do sleep 1; done
-}
-
-die() {
-	echo "ccaas-vm: $*"
-	poweroff_now
-}
-
 rundir=${1:-}
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-exec </dev/null >/dev/console 2>&1
-
-# Read the job before /tmp (where run directories usually are) is covered.
-[ -r "$rundir/job.sh" ] || die "no job file in '$rundir'"
-# shellcheck source=/dev/null
-. "$rundir/job.sh" || die "cannot read $rundir/job.sh"
-: "${RESULTS:?}" "${CCAAS_VM_MODULES:?}" "${CCAAS_VM_CWD:?}"
+# shellcheck source=scripts/vm/guest-start.sh
+. "$(dirname "$0")/guest-start.sh"
 
 mkdir -p /dev/pts /dev/shm
 # devtmpfs lacks these; bash's process substitution needs /dev/fd

@@ -16,24 +16,9 @@
 # Any failure before systemd runs powers the VM off without an exit code.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-
-die() {
-	echo "ccaas-vm: $*"
-	sync
-	echo o >/proc/sysrq-trigger
-	while :; do sleep 1; done
-}
-
 rundir=${1:-}
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-exec </dev/null >/dev/console 2>&1
-
-[ -r "$rundir/job.sh" ] || die "no job file in '$rundir'"
-# shellcheck source=/dev/null
-. "$rundir/job.sh" || die "cannot read $rundir/job.sh"
-: "${RESULTS:?}" "${CCAAS_VM_MODULES:?}" "${CCAAS_VM_CWD:?}" "${KVER:?}"
+# shellcheck source=scripts/vm/guest-start.sh
+. "$(dirname "$0")/guest-start.sh"
 : "${CCAAS_BOOT_UNITS:?}" "${CCAAS_BOOT_ETC:?}" "${CCAAS_BOOT_MODULES:?}"
 
 ov=/media

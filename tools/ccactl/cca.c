@@ -400,9 +400,7 @@ static int cca_list_text(const struct cca_vec *vec)
 	table_free(t);
 	return CCACTL_EXIT_OK;
 nomem:
-	table_free(t);
-	fputs("ccactl: out of memory\n", stderr);
-	return CCACTL_EXIT_KERNEL;
+	return table_nomem(t);
 }
 
 static int cca_list(int argc, char **argv)

@@ -903,8 +903,12 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-/* Fetch a generation (@gen, or the current one if @has_gen is false). */
-static int policy_fetch(bool has_gen, uint32_t gen, struct show_ctx *ctx)
+/*
+ * Fetch a generation (@gen, or the current one if @has_gen is false);
+ * @quiet: print nothing on failure.
+ */
+static int policy_fetch(bool has_gen, uint32_t gen, bool quiet,
+			struct show_ctx *ctx)
 {
 	char buf[NL_SEND_BUFSZ];
 	struct nlmsghdr *nlh;
@@ -916,11 +920,13 @@ static int policy_fetch(bool has_gen, uint32_t gen, struct show_ctx *ctx)
 		return ret;
 	if (has_gen)
 		mnl_attr_put_u32(nlh, CCAAS_A_POLICY_GENERATION, gen);
-	ret = ccaas_request(nlh, show_cb, ctx);
+	ret = quiet ? ccaas_request_quiet(nlh, show_cb, ctx) :
+		      ccaas_request(nlh, show_cb, ctx);
 	if (ret)
-		return ret;
+		return quiet ? CCACTL_EXIT_KERNEL : ret;
 	if (!ctx->started) {
-		fputs("Error: the kernel answered without a generation\n", stderr);
+		if (!quiet)
+			fputs("Error: the kernel answered without a generation\n", stderr);
 		return CCACTL_EXIT_KERNEL;
 	}
 	return CCACTL_EXIT_OK;
@@ -945,7 +951,7 @@ static int policy_show(int argc, char **argv)
 	if (argc > 0)
 		return usage_error("policy show: unexpected argument \"%s\"", argv[0]);
 
-	ret = policy_fetch(has_gen, gen, &ctx);
+	ret = policy_fetch(has_gen, gen, false, &ctx);
 	if (ret)
 		goto out;
 
@@ -988,22 +994,17 @@ out:
  */
 int policy_matches(uint32_t gen, char ***texts, size_t *n)
 {
-	char text[RULE_TEXT_MAX], buf[NL_SEND_BUFSZ];
+	char text[RULE_TEXT_MAX];
 	struct show_ctx ctx;
-	struct nlmsghdr *nlh;
 	char **v = NULL;
 	size_t i;
-	int ret;
+	int ret = 0;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ret = ccaas_msg(buf, CCAAS_CMD_POLICY_GET, NLM_F_DUMP, &nlh);
-	if (ret)
-		return -EIO;
-	mnl_attr_put_u32(nlh, CCAAS_A_POLICY_GENERATION, gen);
-	ret = ccaas_request_quiet(nlh, show_cb, &ctx);
-	if (!ret && (!ctx.started || ctx.head.generation != gen))
-		ret = -ENOENT;
-	if (!ret && ctx.rules.n) {
+	if (policy_fetch(true, gen, true, &ctx) || ctx.head.generation != gen) {
+		free(ctx.rules.v);
+		return -ENOENT;
+	}
+	if (ctx.rules.n) {
 		v = calloc(ctx.rules.n, sizeof(*v));
 		if (!v)
 			ret = -ENOMEM;
@@ -1014,14 +1015,13 @@ int policy_matches(uint32_t gen, char ***texts, size_t *n)
 		if (!v[i])
 			ret = -ENOMEM;
 	}
+	free(ctx.rules.v);
 	if (ret) {
 		policy_matches_free(v, ctx.rules.n);
-		free(ctx.rules.v);
 		return ret;
 	}
 	*texts = v;
 	*n = ctx.rules.n;
-	free(ctx.rules.v);
 	return 0;
 }
 
@@ -1094,9 +1094,7 @@ static int history_text(const struct heads *hs)
 	table_free(t);
 	return CCACTL_EXIT_OK;
 nomem:
-	table_free(t);
-	fputs("ccactl: out of memory\n", stderr);
-	return CCACTL_EXIT_KERNEL;
+	return table_nomem(t);
 }
 
 static int policy_history(int argc, char **argv)
@@ -1438,7 +1436,7 @@ static int policy_apply(int argc, char **argv)
 		goto out;
 	}
 	/* Validated by the kernel: show what would change. */
-	ret = policy_fetch(false, 0, &cur);
+	ret = policy_fetch(false, 0, false, &cur);
 	if (!ret)
 		apply_diff(&cur.rules, &rs, &h);
 out:

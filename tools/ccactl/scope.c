@@ -441,9 +441,7 @@ static int scope_list_text(const struct scope_vec *vec)
 	table_free(t);
 	return CCACTL_EXIT_OK;
 nomem:
-	table_free(t);
-	fputs("ccactl: out of memory\n", stderr);
-	return CCACTL_EXIT_KERNEL;
+	return table_nomem(t);
 }
 
 static int scope_list(void)

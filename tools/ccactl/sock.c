@@ -455,9 +455,7 @@ static int sock_show_text(const struct sock_vec *vec)
 	table_free(t);
 	return CCACTL_EXIT_OK;
 nomem:
-	table_free(t);
-	fputs("ccactl: out of memory\n", stderr);
-	return CCACTL_EXIT_KERNEL;
+	return table_nomem(t);
 }
 
 static int sock_show_args(int argc, char **argv, struct sock_filter *f)

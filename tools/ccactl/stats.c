@@ -327,9 +327,7 @@ static int show_text(const struct stats *st)
 	table_free(t);
 	return CCACTL_EXIT_OK;
 nomem:
-	table_free(t);
-	fputs("ccactl: out of memory\n", stderr);
-	return CCACTL_EXIT_KERNEL;
+	return table_nomem(t);
 }
 
 static int stats_show(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccactl.h"
 #include "table.h"
 
 struct table {
@@ -91,4 +92,11 @@ void table_free(struct table *t)
 		free(t->cells[i]);
 	free(t->cells);
 	free(t);
+}
+
+int table_nomem(struct table *t)
+{
+	table_free(t);
+	fputs("ccactl: out of memory\n", stderr);
+	return CCACTL_EXIT_KERNEL;
 }

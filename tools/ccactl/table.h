@@ -15,5 +15,7 @@ struct table *table_new(unsigned int ncols, const char *const *headers);
 int table_add(struct table *t, const char *const *cells);
 void table_print(const struct table *t, FILE *f);
 void table_free(struct table *t);
+/* Free @t after a failed allocation, say so; the exit code to return. */
+int table_nomem(struct table *t);
 
 #endif /* CCACTL_TABLE_H */
