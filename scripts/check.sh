@@ -82,9 +82,9 @@ suite() {
 	# The VM suite on two lanes, one single-vCPU guest per core. The
 	# sanitizer kernel's lane starts first, beside the build, ccactl and
 	# KUnit suites (mostly one core's work). While the sanitizer kernel
-	# runs its files on one lane, the other runs the Debian
-	# kernels' files that may share the host, then the soak on the
-	# sanitizer kernel. Then the files that compare CCAs' behaviour
+	# runs its files (the soak last) on one lane, the other runs the
+	# Debian kernels' files that may share the host (the fleet rollout
+	# on DEBUG_LINE's, `vm-lines: spare`). Then the files that compare CCAs' behaviour
 	# (`# vm-alone: yes`), on the oldest and newest Debian lines, one
 	# guest per core and nothing else on the host. The boot test (systemd
 	# as init, ccaas installed) runs in the second lane. The sanitizer kernel
@@ -97,7 +97,7 @@ suite() {
 		if [ -n "$T" ]; then
 			suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t "$T"
 		else
-			suite vm tests/vm/run.sh -k "$KVER_DEBUG" -X 95-soak
+			suite vm tests/vm/run.sh -k "$KVER_DEBUG"
 		fi >"$vm_dbg" 2>&1 &
 	fi
 	suite build env T="$T" tests/build/run.sh $stock
@@ -108,9 +108,6 @@ suite() {
 		# systemd booting with ccaas installed (tests/boot/run.sh)
 		# on the oldest and newest lines: what it tests is systemd's
 		case "$T" in "" | *boot*) suite boot tests/boot/run.sh $edges ;; esac
-	fi
-	if [ "$kvers" != "$stock" ] && [ -z "$T" ]; then
-		suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t 95-soak
 	fi
 	wait
 	cat "$vm_dbg"

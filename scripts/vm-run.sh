@@ -17,6 +17,9 @@
 #   -W            do not panic on kernel WARNINGs (panic_on_warn=0)
 #   -B            boot the compressed bzImage instead of vmlinux via PVH
 #   -a ARGS       extra kernel command line
+#   -N PORT       give the guest a NIC (user networking, nothing reachable
+#                 from it) and forward the host's 127.0.0.1:PORT to the
+#                 guest's 10.0.2.15:22: the Ansible controller's way in
 #   -S UNITS:ETC  boot systemd over a writable overlay with ccaas installed
 #                 (scripts/vm/guest-systemd.sh): UNITS, a directory of
 #                 units with ccaas-boottest.target, the target booted, whose
@@ -40,10 +43,10 @@ usage() {
 	exit 2
 }
 
-timeout_s=600 mem=512 rundir="" quiet=0 panic_on_warn=1 bzimage=0 extra_args=""
+timeout_s=600 mem=512 rundir="" quiet=0 panic_on_warn=1 bzimage=0 extra_args="" nic=()
 guest_init=guest-init.sh
 envs=()
-while getopts "t:m:e:d:qWBa:S:h" opt; do
+while getopts "t:m:e:d:qWBa:N:S:h" opt; do
 	case "$opt" in
 	t) timeout_s=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -53,6 +56,10 @@ while getopts "t:m:e:d:qWBa:S:h" opt; do
 	W) panic_on_warn=0 ;;
 	B) bzimage=1 ;;
 	a) extra_args=$OPTARG ;;
+	N)
+		nic=(-netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$OPTARG-10.0.2.15:22"
+		     -device virtio-net-pci,netdev=net0,romfile=)
+		;;
 	S)
 		guest_init=guest-systemd.sh
 		envs+=("CCAAS_BOOT_UNITS=$(realpath "${OPTARG%%:*}")"
@@ -135,6 +142,7 @@ timeout -k 5 "$timeout_s" qemu-system-x86_64 \
 	-kernel "$kernel" -initrd "$INITRD" -append "$cmdline" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$rundir/results,mount_tag=results,security_model=none,multidevs=remap" \
+	${nic[@]+"${nic[@]}"} \
 	</dev/null >"$rundir/qemu.log" 2>&1 &
 qpid=$!
 # interrupted (^C, a CI limit): take the VM down with us

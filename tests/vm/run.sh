@@ -93,6 +93,12 @@ select_files() {
 		if grep -qE '^# vm-lines: *newest' "$f" && [ "$1" != "$newest" ]; then
 			continue
 		fi
+		# `# vm-lines: spare`: likewise, on the line whose lane has
+		# room: the stock kernel of DEBUG_LINE, whose `vm-debug: yes`
+		# files the sanitizer kernel takes (else the newest)
+		if grep -qE '^# vm-lines: *spare' "$f" && [ "$1" != "$spare" ]; then
+			continue
+		fi
 		# `# vm-requires: CCAAS_HAVE_X`: only where kmod/compat/probe.sh
 		# found X in the kernel's headers
 		req=$(sed -nE 's/^# vm-requires: *([A-Z0-9_]+).*/\1/p' "$f" | head -n 1)
@@ -116,15 +122,25 @@ select_files() {
 			files+=("$f")
 		fi
 	done
-	vm_limit=120
+	vm_limit=120 vm_mem=512
 	for f in ${files[@]+"${files[@]}"}; do
 		vm_limit=$((vm_limit + $(file_limit "$f") + 10))
+		# `# vm-memory: MIB`: a file that needs a bigger guest
+		m=$(sed -nE 's/^# vm-memory: *([0-9]+).*/\1/p' "$f" | head -n 1)
+		[ -z "$m" ] || [ "$m" -le "$vm_mem" ] || vm_mem=$m
 	done
 }
 
 # The newest Debian kernel of the run, for `# vm-lines: newest`.
 newest=$(for k in $kvers; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
 	sort -V | tail -n 1)
+
+# The Debian kernel of DEBUG_LINE if the run has it, for `# vm-lines: spare`.
+spare=$newest
+for k in $kvers; do
+	k=$(ccaas_resolve_kver "$k")
+	[ "$k" = "$KVER_DEBUG" ] || [ "$(ccaas_short_kver "$k")" != "$DEBUG_LINE" ] || spare=$k
+done
 
 # Some file must match on some kernel.
 any=0
@@ -216,15 +232,16 @@ report() {
 
 # run_kernel KVER: boot one VM for KVER, then report
 run_kernel() {
-	local kver rundir log q=-q mem=512
+	local kver rundir log q=-q mem
 	kver=$(ccaas_resolve_kver "$1")
 	quiet_skips=1 select_files "$kver"
+	mem=$vm_mem
 	if [ ${#files[@]} = 0 ]; then
 		echo "vm-$(ccaas_short_kver "$kver"): no test file for this kernel matches '$pattern'"
 		return 0
 	fi
 	# KASAN's shadow and kmemleak's pool want more room.
-	[ "$kver" != "$KVER_DEBUG" ] || mem=1024
+	[ "$kver" != "$KVER_DEBUG" ] || [ "$mem" -ge 1024 ] || mem=1024
 	rundir="${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}/$(date +%Y%m%d-%H%M%S)-$kver-vmtests-$$"
 	log=$(mktemp)
 	[ "$verbose" = 0 ] || q=""
@@ -233,14 +250,28 @@ run_kernel() {
 	for v in FUZZ_MESSAGES FUZZ_SECONDS FUZZ_SEED CCAAS_VM_FILE_TIMEOUT_MIN; do
 		[ -z "${!v:-}" ] || pass+=(-e "$v=${!v}")
 	done
+	# `# vm-ansible: yes`: the Ansible controller runs on the host
+	# (lib/ansible-controller.sh), reaching the guest's sshd through a
+	# forwarded port of its own
+	local ctl_pid="" port f
+	for f in "${files[@]}"; do
+		grep -qE '^# vm-ansible: *yes' "$f" || continue
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		pass+=(-N "$port")
+		"$vmdir/lib/ansible-controller.sh" "$port" "$rundir/results" >/dev/null 2>&1 &
+		ctl_pid=$!
+		break
+	done
 	"$root/scripts/vm-run.sh" $q -t "$vm_limit" -m "$mem" -d "$rundir" "${pass[@]}" \
 		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
 		-e "CCACTL=$root/tools/ccactl/ccactl" -e "CCAAS_YNL=$ynl" \
 		-e "CCAAS_VM_TIME_SCALE=$time_scale" \
+		-e "CCAAS_VM_SANITIZER=$([ "$kver" = "$KVER_DEBUG" ] && echo 1 || echo 0)" \
 		-e "CCAAS_VM_FILE_TIMEOUT=${CCAAS_VM_FILE_TIMEOUT:-300}" \
 		-e "CCAAS_VM_PATTERN=$pattern" \
 		"$kver" -- "$vmdir/lib/driver.sh" "${files[@]}" 2>"$log" |
 		sed 's/^/  | /' || true
+	[ -z "$ctl_pid" ] || { kill "$ctl_pid" 2>/dev/null; wait "$ctl_pid" 2>/dev/null; }
 	mkdir -p "$rundir"
 	mv "$log" "$rundir/vm-run.log"
 	report "$kver" "$rundir"

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Jinja filters of the ccaas playbooks: a host's scope and policy, derived
+from the fleet's description in the inventory (see docs/operations.md)."""
+
+
+def _pair(text):
+    """A region pair as written in the inventory or on the command line, "1,2"."""
+    try:
+        a, b = (int(w) for w in str(text).split(","))
+    except ValueError:
+        raise ValueError("a region pair is two region numbers, \"A,B\": %r" % text)
+    if a == b or a < 1 or b < 1:
+        raise ValueError("a region pair is two different regions from 1: %r" % text)
+    return a, b
+
+
+def ccaas_pair(text):
+    """[A, B] of a pair "A,B"."""
+    return list(_pair(text))
+
+
+def ccaas_scope_entries(regions, region):
+    """The scope table of a host in REGION: its own region's prefixes are
+    locality region, every other region's xregion, each with its id.
+    REGIONS maps a region number to a list of prefixes."""
+    out = []
+    for r in sorted(regions, key=int):
+        loc = "region" if int(r) == int(region) else "xregion"
+        for prefix in regions[r]:
+            out.append("%s locality %s region %d" % (prefix, loc, int(r)))
+    return out
+
+
+def ccaas_policy_rules(base, region, pairs, cca, without=None):
+    """The policy of a host in REGION: the fleet's BASE rules, and for every
+    region pair in PAIRS that holds REGION (less the pair WITHOUT), a rule
+    giving the connections to the other region of the pair CCA."""
+    region = int(region)
+    drop = _pair(without) if without else None
+    peers = set()
+    for p in pairs:
+        a, b = _pair(p)
+        if drop and {a, b} == set(drop):
+            continue
+        if region == a:
+            peers.add(b)
+        elif region == b:
+            peers.add(a)
+    return list(base) + ["locality xregion region %d cca %s" % (peer, cca)
+                         for peer in sorted(peers)]
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "ccaas_pair": ccaas_pair,
+            "ccaas_scope_entries": ccaas_scope_entries,
+            "ccaas_policy_rules": ccaas_policy_rules,
+        }

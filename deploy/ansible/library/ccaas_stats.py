@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Ansible module: a host's ccaas compliance figures, and a rollout gate."""
+
+DOCUMENTATION = r"""
+module: ccaas_stats
+short_description: Read a host's ccaas statistics; judge a rollout gate
+description:
+  - Returns C(ccactl -j stats) of the host's network namespace and its TCP
+    segment counters (C(/proc/net/snmp)): a snapshot. Never changes
+    anything.
+  - Given I(baseline), an earlier snapshot of the same host, it also
+    judges the gate of a rollout to I(cca) over the time between the two
+    snapshots, and returns C(gate).
+options:
+  baseline:
+    description: The snapshot (this module's result) taken before the rollout.
+    type: dict
+  cca:
+    description: The CCA rolled out; the gate looks at the rules that select it.
+    type: str
+  min_fraction:
+    description:
+      - Least share of those rules' connections on the CCA or on its
+        fallback ops (the others are pinned by their application, refused
+        by the sticky-ECN rule, on a BPF CCA or elsewhere).
+    type: float
+    default: 0.9
+  max_refused:
+    description: Most sticky-ECN refusals the kernel may count between the snapshots.
+    type: int
+    default: 0
+  max_retrans_pct:
+    description: Most TCP segments retransmitted, in percent of the segments sent between the snapshots.
+    type: float
+    default: 2.0
+  ccactl:
+    description: The ccactl program to run.
+    type: str
+    default: ccactl
+"""
+
+RETURN = r"""
+stats:
+  description: What C(ccactl -j stats) printed.
+  type: dict
+tcp:
+  description: OutSegs and RetransSegs of the namespace.
+  type: dict
+gate:
+  description:
+    - With I(baseline). C(ok), C(reasons) (why not, one line each),
+      C(sockets) and C(compliant) (of the rules for I(cca)), C(fraction),
+      C(refused) and C(retrans_pct).
+  type: dict
+"""
+
+import json
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def tcp_counters():
+    with open("/proc/net/snmp") as f:
+        rows = [l.split() for l in f if l.startswith("Tcp:")]
+    values = dict(zip(rows[0][1:], rows[1][1:]))
+    return {k: int(values[k]) for k in ("OutSegs", "RetransSegs")}
+
+
+def judge(p, now, tcp):
+    before = p["baseline"]
+    rules = [r for r in now["rules"] if r["cca"] == p["cca"]]
+    sockets = sum(r["sockets"] for r in rules)
+    compliant = sum(r["on_cca"] + r["fallback"] for r in rules)
+    fraction = compliant / sockets if sockets else 1.0
+    refused = now["counters"]["refused"] - before["stats"]["counters"]["refused"]
+    sent = tcp["OutSegs"] - before["tcp"]["OutSegs"]
+    retrans = tcp["RetransSegs"] - before["tcp"]["RetransSegs"]
+    retrans_pct = 100.0 * retrans / sent if sent else 0.0
+    reasons = []
+    if not rules:
+        reasons.append("no rule selects %s" % p["cca"])
+    if fraction < p["min_fraction"]:
+        reasons.append("%d of %d connections on %s (%.2f < %.2f)"
+                       % (compliant, sockets, p["cca"], fraction, p["min_fraction"]))
+    if refused > p["max_refused"]:
+        reasons.append("%d sticky-ECN refusals (> %d)" % (refused, p["max_refused"]))
+    if retrans_pct > p["max_retrans_pct"]:
+        reasons.append("%d of %d segments retransmitted (%.2f %% > %.2f %%)"
+                       % (retrans, sent, retrans_pct, p["max_retrans_pct"]))
+    return {"ok": not reasons, "reasons": reasons, "sockets": sockets,
+            "compliant": compliant, "fraction": round(fraction, 4),
+            "refused": refused, "retrans_pct": round(retrans_pct, 3)}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            baseline=dict(type="dict"),
+            cca=dict(type="str"),
+            min_fraction=dict(type="float", default=0.9),
+            max_refused=dict(type="int", default=0),
+            max_retrans_pct=dict(type="float", default=2.0),
+            ccactl=dict(type="str", default="ccactl"),
+        ),
+        required_by={"baseline": ("cca",)},
+        supports_check_mode=True,
+    )
+    p = module.params
+    rc, out, err = module.run_command([p["ccactl"], "-j", "stats"])
+    if rc != 0:
+        module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc)
+    stats = json.loads(out)
+    tcp = tcp_counters()
+    result = {"changed": False, "stats": stats, "tcp": tcp}
+    if p["baseline"]:
+        result["gate"] = judge(p, stats, tcp)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,292 @@
+# Fleet rollout with Ansible (deploy/ansible/): six hosts in three
+# regions, each a network namespace with its own ccaas state and its own
+# sshd. The controller is Debian's ansible-core on the host
+# (lib/ansible-controller.sh), as a fleet's controller is not one of its
+# hosts: it reaches each host's sshd over ssh through the guest's sshd
+# (ssh -W). Every host holds a connection to every other one and writes
+# on it all along.
+#
+# site.yml gives every host the fleet's scope and base policy
+# (cca_dcndelay inside a region, the transitional cca_cubic across);
+# rollout.yml, in check mode, shows the kernel's dry-run diff and commits
+# nothing; it then rolls region pair 1,2 out to cca_xregion, gated on
+# ccaas_stats, and a second run changes nothing; then pair 2,3, whose gate
+# fails on region 3 (applications there pinned a connection to each region
+# 2 host to in-tree cubic), so that pair alone is rolled back, region 2
+# first. The procedures are the subject, not the kernel: one Debian line.
+# vm-lines: spare
+# vm-ansible: yes
+# vm-timeout: 600
+
+FL=$RESULTS/ansible	# shared with the controller (lib/ansible-controller.sh)
+FLR=/tmp/fleet		# sshd's own files, in the guest
+FL_HOSTS="r1a r1b r2a r2b r3a r3b"
+FL_PORT=5001
+TRAFFIC=$CCAAS_ROOT/tests/vm/lib/fleet_traffic.py
+CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py
+
+load_ccaas tcp_cca_dcndelay tcp_cca_xregion tcp_cca_cubic
+
+# fl_ip HOST: r2b -> 10.77.2.2
+fl_ip() {
+	local n=1
+	[ "${1:2:1}" = a ] || n=2
+	echo "10.77.${1:1:1}.$n"
+}
+
+# fl_sshd NAME ADDR [NS]: an sshd on ADDR (in NS) taking the controller's key
+fl_sshd() {
+	local h=$1
+	cat >"$FL/sshd-$h.conf" <<EOC
+ListenAddress $2
+HostKey $FLR/host_key
+AuthorizedKeysFile $FL/id.pub
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile $FLR/sshd-$h.pid
+EOC
+	# the host's own ~/.bashrc is no part of the fleet: each sshd gets
+	# an empty one, in a mount namespace of its own
+	# shellcheck disable=SC2016 # expanded by that sh
+	ns "${3:-}" unshare -m sh -c 'mount --bind "$1" /root/.bashrc 2>/dev/null; exec /usr/sbin/sshd -f "$2" -E "$3"' \
+		sshd "$FLR/empty" "$FL/sshd-$h.conf" "$FL/sshd-$h.log"
+}
+
+fl_inventory() {
+	local r h
+	cat <<EOC
+all:
+  vars:
+    ccaas_ccactl: $CCACTL
+    ccaas_regions: {1: [10.77.1.0/24], 2: [10.77.2.0/24], 3: [10.77.3.0/24]}
+    ccaas_base_policy:
+      - locality region cca cca_dcndelay
+      - locality xregion cca cca_cubic
+    ccaas_rollout_cca: cca_xregion
+    ccaas_live_pairs: []
+    ccaas_gate_wait: 3
+  children:
+    ccaas:
+      children:
+EOC
+	for r in 1 2 3; do
+		echo "        region_$r:"
+		echo "          hosts:"
+		for h in r${r}a r${r}b; do
+			echo "            $h: {ansible_host: $(fl_ip "$h"), ccaas_region: $r}"
+		done
+	done
+}
+
+# fl_play NAME PLAYBOOK ARGS...: have the controller run a playbook; its
+# output in $FL/NAME.out, its wall time in $FL/NAME.time; its exit status
+fl_play() {
+	local name=$1 rc
+	shift
+	printf '%s\n' "$@" >"$FL/$name.req.new" && mv "$FL/$name.req.new" "$FL/$name.req"
+	for _ in $(seq 3000); do [ -e "$FL/$name.rc" ] && break; sleep 0.2; done
+	rc=$(cat "$FL/$name.rc" 2>/dev/null) || { echo "no answer from the controller"; return 125; }
+	sed 's/^/    /' "$FL/$name.out" |
+		grep -E '^    (PLAY|TASK|changed|fatal|failed|[-+~] |ok: \[r.*\] => \{|.*"msg")|: ok=' || true
+	echo "    $*: exit $rc, $(cat "$FL/$name.time") ms"
+	return "$rc"
+}
+
+# fl_changed NAME: the sum of changed= over the recap of run NAME
+fl_changed() {
+	sed -n 's/.* changed=\([0-9]*\) .*/\1/p' "$FL/$1.out" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# fl_generations: "host:generation" of every host
+fl_generations() {
+	local h
+	for h in $FL_HOSTS; do
+		printf '%s:%s ' "$h" "$("$CCACTL" -n "$h" -j policy show |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["generation"])')"
+	done
+}
+
+# fl_check_ccas XREGION_PAIRS: every connection of the fleet's traffic is
+# where the policy puts it: inside a region on cca_dcndelay, between the
+# regions of a pair in XREGION_PAIRS (e.g. "1,2 2,3") on cca_xregion (or
+# its no-ECN fallback, for connections made before without ECN),
+# between other regions on cca_cubic, and pinned ones on their own CCA.
+# Prints what is not, and the counts.
+fl_check_ccas() {
+	local h
+	for h in $FL_HOSTS; do
+		"$CCACTL" -n "$h" -j sock show | python3 -c '
+import json, sys
+host, pairs, port = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
+me = int(host[1])
+pairs = [set(map(int, p.split(","))) for p in pairs]
+bad = n = 0
+for s in json.load(sys.stdin):
+    if port not in (s["sport"], s["dport"]):
+        continue
+    n += 1
+    peer = int(s["daddr"].split(".")[2])
+    if s.get("pinned"):
+        want = ("cubic",)
+    elif peer == me:
+        want = ("cca_dcndelay",)
+    elif {me, peer} in pairs:
+        want = ("cca_xregion", "cca_xregion-ne")
+    else:
+        want = ("cca_cubic",)
+    if s["cca"] not in want:
+        bad += 1
+        print("%s: %s:%d -> %s:%d on %s, not %s" % (host, s["saddr"], s["sport"],
+              s["daddr"], s["dport"], s["cca"], " or ".join(want)))
+print("%s: %d connections, %d misplaced" % (host, n, bad))
+sys.exit(1 if bad or n < 10 else 0)
+' "$h" "$1" $FL_PORT || return 1
+	done
+}
+
+# The fleet: a bridge in the initial namespace (the controller, 10.77.0.254),
+# a veth to each host; sshd and the traffic in each host.
+test_fleet_setup() {
+	local h peers p _ nic
+	rm -rf "$FLR" && mkdir -p "$FL" "$FLR" /run/sshd && : >"$FLR/empty" || return 1
+	ssh-keygen -q -t ed25519 -N '' -f "$FLR/host_key" || return 1
+	for _ in $(seq 100); do [ -e "$FL/id.pub" ] && break; sleep 0.1; done
+	[ -e "$FL/id.pub" ] || { fail fleet_setup "no key from the controller"; return 1; }
+	# the controller's way in: the NIC of vm-run.sh -N, the guest's sshd
+	modprobe virtio_net || return 1
+	for _ in $(seq 50); do
+		nic=$(basename "$(dirname "$(dirname "$(grep -l virtio_net /sys/class/net/*/device/uevent 2>/dev/null | head -n 1)")")")
+		[ "$nic" != . ] && [ -n "$nic" ] && break
+		sleep 0.1
+	done
+	if ! ip addr add 10.0.2.15/24 dev "$nic" || ! ip link set "$nic" up ||
+		! fl_sshd guest 10.0.2.15 ""; then
+		fail fleet_setup "no sshd for the controller"
+		return 1
+	fi
+	ip link add fbr type bridge && ip addr add 10.77.0.254/16 dev fbr &&
+		ip link set fbr up || return 1
+	for h in $FL_HOSTS; do
+		netns_add "$h" &&
+			ip link add "v$h" type veth peer name eth0 netns "$h" &&
+			ip link set "v$h" master fbr up &&
+			ip -n "$h" addr add "$(fl_ip "$h")/16" dev eth0 &&
+			ip -n "$h" link set eth0 up || return 1
+		fl_sshd "$h" "$(fl_ip "$h")" "$h" || { fail fleet_setup "sshd in $h did not start"; return 1; }
+	done
+	fl_inventory >"$FL/inventory.yml"
+	fl_play site site.yml ||
+		{ fail fleet_setup "site.yml failed: $(tail -n 20 "$FL/site.out")"; return 1; }
+	# two tasks (scope, policy) changed on each of the six hosts
+	[ "$(fl_changed site)" = 12 ] || { fail fleet_setup "site.yml changed $(fl_changed site), not 12"; return 1; }
+	for h in $FL_HOSTS; do
+		peers=""
+		for p in $FL_HOSTS; do
+			[ "$p" = "$h" ] || peers="$peers $(fl_ip "$p")"
+		done
+		# shellcheck disable=SC2086 # one word per peer
+		set -- $peers
+		# region 3's applications pin a connection to each region 2 host
+		if [ "${h:1:1}" = 3 ]; then
+			set -- "$@" --pin "$(fl_ip r2a):cubic" --pin "$(fl_ip r2b):cubic"
+		fi
+		ip netns exec "$h" python3 "$TRAFFIC" "$(fl_ip "$h")" $FL_PORT "$FL/ready-$h" "$@" \
+			>"$FL/traffic-$h.log" 2>&1 &
+		echo $! >"$FL/traffic-$h.pid"
+	done
+	for h in $FL_HOSTS; do
+		for _ in $(seq 300); do [ -e "$FL/ready-$h" ] && break; sleep 0.1; done
+		[ -e "$FL/ready-$h" ] || { fail fleet_setup "no traffic from $h: $(cat "$FL/traffic-$h.log")"; return 1; }
+	done
+	fl_check_ccas "" || { fail fleet_setup "connections not on the base policy's CCAs"; return 1; }
+	pass fleet_setup
+}
+
+# Check mode is the kernel's dry run: the diff of each host of the pair,
+# and no commit anywhere.
+test_fleet_check_mode() {
+	local before
+	before=$(fl_generations)
+	fl_play check rollout.yml -e pair=1,2 --check --diff ||
+		{ fail fleet_check_mode "exit status: $(tail -n 20 "$FL/check.out")"; return 1; }
+	if ! grep -q '^+ locality xregion region 2 cca cca_xregion' "$FL/check.out" ||
+		! grep -q '^+ locality xregion region 1 cca cca_xregion' "$FL/check.out"; then
+		fail fleet_check_mode "no diff in: $(cat "$FL/check.out")"
+		return 1
+	fi
+	[ "$(fl_generations)" = "$before" ] ||
+		{ fail fleet_check_mode "generations moved: $before -> $(fl_generations)"; return 1; }
+	pass fleet_check_mode
+}
+
+# Pair 1,2: its connections move to cca_xregion, a new one between the
+# two regions starts there with ECN, and no other connection moves.
+test_fleet_rollout_pair() {
+	local out _
+	fl_play rollout12 rollout.yml -e pair=1,2 ||
+		{ fail fleet_rollout_pair "rollout failed: $(tail -n 30 "$FL/rollout12.out")"; return 1; }
+	[ "$(fl_changed rollout12)" = 4 ] || { fail fleet_rollout_pair "changed $(fl_changed rollout12), not 4"; return 1; }
+	fl_check_ccas "1,2" || { fail fleet_rollout_pair "connections misplaced after the rollout"; return 1; }
+	ip netns exec r1a python3 "$CONNS" client "$(fl_ip r2a)" $FL_PORT 1 "$FL/new-ready" &
+	for _ in $(seq 100); do [ -e "$FL/new-ready" ] && break; sleep 0.1; done
+	out=$("$CCACTL" -n r1a -j sock show dport $FL_PORT | python3 -c '
+import json, sys
+s = [s for s in json.load(sys.stdin) if s["daddr"] == sys.argv[1]]
+print(" ".join("%s/%s" % (x["cca"], x.get("ecn")) for x in s))' "$(fl_ip r2a)")
+	echo "r1a -> r2a: $out"
+	echo "$out" | grep -q 'cca_xregion/True' ||
+		{ fail fleet_rollout_pair "a new connection r1a -> r2a is not on cca_xregion with ECN: $out"; return 1; }
+	echo "rollout of pair 1,2: $(cat "$FL/rollout12.time") ms (a gate wait of 3 s included)"
+	pass fleet_rollout_pair
+}
+
+# The same run again: nothing changes, no generation moves.
+test_fleet_rollout_idempotent() {
+	local before
+	before=$(fl_generations)
+	fl_play again12 rollout.yml -e pair=1,2 ||
+		{ fail fleet_rollout_idempotent "second run failed: $(tail -n 30 "$FL/again12.out")"; return 1; }
+	[ "$(fl_changed again12)" = 0 ] ||
+		{ fail fleet_rollout_idempotent "changed $(fl_changed again12), not 0"; return 1; }
+	[ "$(fl_generations)" = "$before" ] ||
+		{ fail fleet_rollout_idempotent "generations moved: $before -> $(fl_generations)"; return 1; }
+	echo "second run: 0 changed, $(cat "$FL/again12.time") ms"
+	pass fleet_rollout_idempotent
+}
+
+# Pair 2,3 fails its gate on region 3 (pinned connections): the run fails,
+# saying why; region 2 goes back, then region 3; pair 1,2 stays; no
+# connection was lost.
+test_fleet_gate_rolls_back_pair() {
+	local t=fleet_gate_rolls_back_pair r1_before rc h order
+	r1_before=$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)
+	fl_play rollout23 rollout.yml -e pair=2,3 -e '{"ccaas_live_pairs": ["1,2"]}'
+	rc=$?
+	[ $rc != 0 ] || { fail $t "the run passed"; return 1; }
+	grep -q 'gate failed: 4 of 6 connections on cca_xregion' "$FL/rollout23.out" ||
+		{ fail $t "no gate failure reported: $(cat "$FL/rollout23.out")"; return 1; }
+	grep -q 'the gate failed on pair 2,3' "$FL/rollout23.out" ||
+		{ fail $t "the run did not end on the rollback"; return 1; }
+	fl_check_ccas "1,2" || { fail $t "connections misplaced after the rollback"; return 1; }
+	[ "$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)" = "$r1_before" ] ||
+		{ fail $t "region 1's policy changed"; return 1; }
+	# one region at a time: region 2's last commit before region 3's first
+	order=$(for h in r2a r2b r3a r3b; do
+		"$CCACTL" -n "$h" -j policy history | python3 -c '
+import json, sys
+print(sys.argv[1], json.load(sys.stdin)[-1]["time_ns"])' "$h"
+	done | sort -k2n | cut -d' ' -f1 | tr '\n' ' ')
+	case "$order" in
+	"r2"?" r2"?" r3"?" r3"?" ") ;;
+	*) fail $t "rollback order $order"; return 1 ;;
+	esac
+	for h in $FL_HOSTS; do
+		kill -0 "$(cat "$FL/traffic-$h.pid")" 2>/dev/null ||
+			{ fail $t "traffic of $h ended: $(cat "$FL/traffic-$h.log")"; return 1; }
+	done
+	echo "rollout and rollback of pair 2,3: $(cat "$FL/rollout23.time") ms (a gate wait of 3 s included)"
+	pass $t
+}

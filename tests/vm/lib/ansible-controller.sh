@@ -1,0 +1,69 @@
+#!/bin/bash
+# Host side of the fleet tests (tests/vm/75-fleet.sh): the Ansible
+# controller, on the host, as a fleet's controller is not on its hosts.
+# tests/vm/run.sh starts it beside a VM whose files say `# vm-ansible:
+# yes`, with the host port that vm-run.sh -N forwards to the guest's sshd.
+#
+# Usage: ansible-controller.sh PORT RESULTS_DIR
+#
+# Through RESULTS_DIR/ansible/ (the guest's $RESULTS/ansible):
+#   the controller writes id.pub, the key the guest's sshds take;
+#   the guest writes inventory.yml (hosts by their fleet addresses) and,
+#     for each run, NAME.req: the playbook (a file of deploy/ansible/),
+#     then its arguments, one per line;
+#   the controller runs it and writes NAME.out (what it printed),
+#     NAME.time (milliseconds) and, last, NAME.rc (its exit status).
+# Every host is reached through the guest's sshd on PORT (ssh -W): a real
+# ssh connection to each host's own sshd, in its network namespace.
+# Runs until killed.
+set -u
+
+port=$1 dir=$2/ansible
+root=$(cd "$(dirname "$0")/../../.." && pwd -P)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 0' TERM INT
+
+while [ ! -d "$2" ]; do sleep 0.2; done
+mkdir -p "$dir" "$tmp/home" "$tmp/cp"
+ssh-keygen -q -t ed25519 -N '' -C ccaas-fleet-test -f "$tmp/id" || exit 1
+cp "$tmp/id.pub" "$dir/id.pub.new" && mv "$dir/id.pub.new" "$dir/id.pub"
+
+nokeys="-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+cat >"$tmp/ansible.cfg" <<EOC
+[defaults]
+forks = 6
+host_key_checking = False
+private_key_file = $tmp/id
+remote_user = root
+local_tmp = $tmp/local
+remote_tmp = /tmp/fleet/ansible-remote
+interpreter_python = /usr/bin/python3
+nocolor = True
+retry_files_enabled = False
+[ssh_connection]
+pipelining = True
+control_path_dir = $tmp/cp
+ssh_args = -o ControlMaster=auto -o ControlPersist=900s $nokeys -o ProxyCommand="ssh -i $tmp/id $nokeys -p $port -W %h:%p root@127.0.0.1"
+EOC
+
+while :; do
+	for req in "$dir"/*.req; do
+		[ -e "$req" ] || continue
+		name=${req%.req}
+		[ -e "$name.rc" ] && continue
+		mapfile -t args <"$req"
+		book=${args[0]}
+		case "$book" in
+		*/* | "" | .*) echo "not a playbook of deploy/ansible: $book" >"$name.out"; echo 2 >"$name.rc"; continue ;;
+		esac
+		t0=$(date +%s%N)
+		HOME=$tmp/home ANSIBLE_CONFIG=$tmp/ansible.cfg \
+			ansible-playbook -i "$dir/inventory.yml" "$root/deploy/ansible/$book" "${args[@]:1}" \
+			>"$name.out" 2>&1 </dev/null
+		rc=$?
+		echo $((($(date +%s%N) - t0) / 1000000)) >"$name.time"
+		echo $rc >"$name.rc.new" && mv "$name.rc.new" "$name.rc"
+	done
+	sleep 0.3
+done
