@@ -19,7 +19,7 @@ root=$PWD
 
 KERNELS=${KERNELS:-6.1 6.12 7.3 debug}
 T=${T:-}
-SUITES=${SUITES:-build ccactl kunit vm boot}
+SUITES=${SUITES:-build ccactl kunit vm boot demo}
 export CCAAS_CACHE=${CCAAS_CACHE:-/var/cache/ccaas}
 export CCAAS_ARTIFACTS=${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}
 mkdir -p "$CCAAS_ARTIFACTS"
@@ -34,6 +34,17 @@ kvers=$(for k in $KERNELS; do kver_of "$k"; done | tr '\n' ' ')
 stock=$(for k in $kvers; do [ "$k" = "$KVER_DEBUG" ] || echo "$k"; done | tr '\n' ' ')
 # the oldest and the newest of those, for the files that compare CCAs
 edges=$(echo "$stock" | tr ' ' '\n' | sed '/^$/d' | sort -V | sed -n '1p;$p' | sort -u | tr '\n' ' ')
+
+# make demo, whose steps check what they show (scripts/demo.sh): one test
+demo_run() {
+	local out=$CCAAS_ARTIFACTS/demo-$(date +%Y%m%d-%H%M%S).log
+	if scripts/demo.sh >"$out" 2>&1; then
+		echo "PASS: demo/make_demo"
+	else
+		echo "FAIL: demo/make_demo (see $out)"
+		tail -n 20 "$out"
+	fi
+}
 
 suite() {
 	local name=$1
@@ -94,11 +105,15 @@ suite() {
 	vm_dbg=$(mktemp) debug_lane=""
 	if [ "$kvers" != "$stock" ]; then
 		debug_lane=1
-		if [ -n "$T" ]; then
-			suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t "$T"
-		else
-			suite vm tests/vm/run.sh -k "$KVER_DEBUG"
-		fi >"$vm_dbg" 2>&1 &
+		{
+			if [ -n "$T" ]; then
+				suite vm tests/vm/run.sh -k "$KVER_DEBUG" -t "$T"
+			else
+				suite vm tests/vm/run.sh -k "$KVER_DEBUG"
+			fi
+			# then make demo (a Debian kernel) on this lane's core
+			[ -n "$T" ] || suite demo demo_run
+		} >"$vm_dbg" 2>&1 &
 	fi
 	suite build env T="$T" tests/build/run.sh $stock
 	suite ccactl env T="$T" tests/ccactl/run.sh
@@ -109,6 +124,7 @@ suite() {
 		# on the oldest and newest lines: what it tests is systemd's
 		case "$T" in "" | *boot*) suite boot tests/boot/run.sh $edges ;; esac
 	fi
+	[ -n "$debug_lane" ] || [ -n "$T" ] || suite demo demo_run
 	wait
 	cat "$vm_dbg"
 	rm -f "$vm_dbg"
