@@ -8,11 +8,11 @@
 # is what makes a server accept ECN from ECT-marked SYNs.
 # vm-debug: yes
 # On the sanitizer kernel, not the tests of decisions alone (what SYN a
-# non-ECN CCA sends, an application's or a route's choice kept, in-tree
-# CCAs named): the selector's allocations, locks and passive-side paths
-# are those of the ECN, passive, IPv6, knob and sock-show tests.
+# non-ECN CCA sends, an application's choice kept, in-tree CCAs named):
+# the selector's allocations, locks and passive-side paths are those of
+# the ECN, route-lock, passive, IPv6, knob and sock-show tests.
 # vm-debug-skip: select_plain_syn_for_other_cca select_respects_application
-# vm-debug-skip: select_respects_route_lock select_in_tree_ccas
+# vm-debug-skip: select_in_tree_ccas
 # vm-timeout: 300
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py

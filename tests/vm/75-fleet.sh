@@ -10,13 +10,13 @@
 # (cca_dcndelay inside a region, the transitional cca_cubic across);
 # rollout.yml, in check mode, shows the kernel's dry-run diff and commits
 # nothing; it then rolls region pair 1,2 out to cca_xregion, gated on
-# ccaas_stats, and a second run changes nothing; then pair 2,3, whose gate
+# ccaas_stats, and a second run changes nothing; then pair 3,2, whose gate
 # fails on region 3 (applications there pinned a connection to each region
-# 2 host to in-tree cubic), so that pair alone is rolled back, region 2
-# first. The procedures are the subject, not the kernel: one Debian line.
+# 2 host to in-tree cubic), so that pair alone is rolled back, region 3
+# first (the pair's order, not the inventory's). The procedures are the subject, not the kernel: one Debian line.
 # vm-lines: spare
 # vm-ansible: yes
-# vm-timeout: 600
+# vm-timeout: 1200
 
 FL=$RESULTS/ansible	# shared with the controller (lib/ansible-controller.sh)
 FLR=/tmp/fleet		# sshd's own files, in the guest
@@ -87,7 +87,7 @@ fl_play() {
 	local name=$1 rc
 	shift
 	printf '%s\n' "$@" >"$FL/$name.req.new" && mv "$FL/$name.req.new" "$FL/$name.req"
-	for _ in $(seq 3000); do [ -e "$FL/$name.rc" ] && break; sleep 0.2; done
+	for _ in $(seq 2250); do [ -e "$FL/$name.rc" ] && break; sleep 0.2; done
 	rc=$(cat "$FL/$name.rc" 2>/dev/null) || { echo "no answer from the controller"; return 125; }
 	sed 's/^/    /' "$FL/$name.out" |
 		grep -E '^    (PLAY|TASK|changed|fatal|failed|[-+~] |ok: \[r.*\] => \{|.*"msg")|: ok=' || true
@@ -147,6 +147,24 @@ sys.exit(1 if bad or n < 10 else 0)
 	done
 }
 
+# fl_teardown: what the fleet left in the initial namespace, for the files
+# after this one (netns_cleanup takes the hosts)
+fl_teardown() {
+	[ ! -e "$FLR/sshd-guest.pid" ] || kill "$(cat "$FLR/sshd-guest.pid")" 2>/dev/null
+	ip link del fbr 2>/dev/null
+	local nic
+	nic=$(fl_nic)
+	[ -z "$nic" ] || { ip addr flush dev "$nic"; ip link set "$nic" down; }
+	return 0
+}
+
+# fl_nic: the guest's virtio NIC (vm-run.sh -N), once its driver is loaded
+fl_nic() {
+	local u
+	u=$(grep -l '^DRIVER=virtio_net' /sys/class/net/*/device/uevent 2>/dev/null | head -n 1)
+	[ -z "$u" ] || basename "$(dirname "$(dirname "$u")")"
+}
+
 # The fleet: a bridge in the initial namespace (the controller, 10.77.0.254),
 # a veth to each host; sshd and the traffic in each host.
 test_fleet_setup() {
@@ -158,8 +176,8 @@ test_fleet_setup() {
 	# the controller's way in: the NIC of vm-run.sh -N, the guest's sshd
 	modprobe virtio_net || return 1
 	for _ in $(seq 50); do
-		nic=$(basename "$(dirname "$(dirname "$(grep -l virtio_net /sys/class/net/*/device/uevent 2>/dev/null | head -n 1)")")")
-		[ "$nic" != . ] && [ -n "$nic" ] && break
+		nic=$(fl_nic)
+		[ -n "$nic" ] && break
 		sleep 0.1
 	done
 	if ! ip addr add 10.0.2.15/24 dev "$nic" || ! ip link set "$nic" up ||
@@ -180,8 +198,9 @@ test_fleet_setup() {
 	fl_inventory >"$FL/inventory.yml"
 	fl_play site site.yml ||
 		{ fail fleet_setup "site.yml failed: $(tail -n 20 "$FL/site.out")"; return 1; }
-	# two tasks (scope, policy) changed on each of the six hosts
-	[ "$(fl_changed site)" = 12 ] || { fail fleet_setup "site.yml changed $(fl_changed site), not 12"; return 1; }
+	# two tasks (scope, policy) and the migration after a new scope table
+	# changed on each of the six hosts
+	[ "$(fl_changed site)" = 18 ] || { fail fleet_setup "site.yml changed $(fl_changed site), not 18"; return 1; }
 	for h in $FL_HOSTS; do
 		peers=""
 		for p in $FL_HOSTS; do
@@ -210,7 +229,7 @@ test_fleet_setup() {
 test_fleet_check_mode() {
 	local before
 	before=$(fl_generations)
-	fl_play check rollout.yml -e pair=1,2 --check --diff ||
+	fl_play check rollout.yml -e ccaas_pair=1,2 --check --diff ||
 		{ fail fleet_check_mode "exit status: $(tail -n 20 "$FL/check.out")"; return 1; }
 	if ! grep -q '^+ locality xregion region 2 cca cca_xregion' "$FL/check.out" ||
 		! grep -q '^+ locality xregion region 1 cca cca_xregion' "$FL/check.out"; then
@@ -226,7 +245,7 @@ test_fleet_check_mode() {
 # two regions starts there with ECN, and no other connection moves.
 test_fleet_rollout_pair() {
 	local out _
-	fl_play rollout12 rollout.yml -e pair=1,2 ||
+	fl_play rollout12 rollout.yml -e ccaas_pair=1,2 ||
 		{ fail fleet_rollout_pair "rollout failed: $(tail -n 30 "$FL/rollout12.out")"; return 1; }
 	[ "$(fl_changed rollout12)" = 4 ] || { fail fleet_rollout_pair "changed $(fl_changed rollout12), not 4"; return 1; }
 	fl_check_ccas "1,2" || { fail fleet_rollout_pair "connections misplaced after the rollout"; return 1; }
@@ -247,7 +266,7 @@ print(" ".join("%s/%s" % (x["cca"], x.get("ecn")) for x in s))' "$(fl_ip r2a)")
 test_fleet_rollout_idempotent() {
 	local before
 	before=$(fl_generations)
-	fl_play again12 rollout.yml -e pair=1,2 ||
+	fl_play again12 rollout.yml -e ccaas_pair=1,2 ||
 		{ fail fleet_rollout_idempotent "second run failed: $(tail -n 30 "$FL/again12.out")"; return 1; }
 	[ "$(fl_changed again12)" = 0 ] ||
 		{ fail fleet_rollout_idempotent "changed $(fl_changed again12), not 0"; return 1; }
@@ -257,36 +276,38 @@ test_fleet_rollout_idempotent() {
 	pass fleet_rollout_idempotent
 }
 
-# Pair 2,3 fails its gate on region 3 (pinned connections): the run fails,
-# saying why; region 2 goes back, then region 3; pair 1,2 stays; no
-# connection was lost.
+# Pair 3,2 fails its gate on region 3 (pinned connections): the run fails,
+# saying why; region 3 goes back, then region 2; pair 1,2 stays; no
+# connection was lost. The last test: it takes the fleet down.
 test_fleet_gate_rolls_back_pair() {
 	local t=fleet_gate_rolls_back_pair r1_before rc h order
+	trap fl_teardown EXIT
 	r1_before=$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)
-	fl_play rollout23 rollout.yml -e pair=2,3 -e '{"ccaas_live_pairs": ["1,2"]}'
+	fl_play rollout32 rollout.yml -e ccaas_pair=3,2 -e '{"ccaas_live_pairs": ["1,2"]}'
 	rc=$?
 	[ $rc != 0 ] || { fail $t "the run passed"; return 1; }
-	grep -q 'gate failed: 4 of 6 connections on cca_xregion' "$FL/rollout23.out" ||
-		{ fail $t "no gate failure reported: $(cat "$FL/rollout23.out")"; return 1; }
-	grep -q 'the gate failed on pair 2,3' "$FL/rollout23.out" ||
+	grep -q 'gate failed: 4 of 6 connections on cca_xregion' "$FL/rollout32.out" ||
+		{ fail $t "no gate failure reported: $(cat "$FL/rollout32.out")"; return 1; }
+	grep -q 'the gate failed on pair 3,2: every host of both regions is back' "$FL/rollout32.out" ||
 		{ fail $t "the run did not end on the rollback"; return 1; }
 	fl_check_ccas "1,2" || { fail $t "connections misplaced after the rollback"; return 1; }
 	[ "$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)" = "$r1_before" ] ||
 		{ fail $t "region 1's policy changed"; return 1; }
-	# one region at a time: region 2's last commit before region 3's first
+	# one region at a time, in the pair's order (against the inventory's):
+	# region 3's last commit before region 2's first
 	order=$(for h in r2a r2b r3a r3b; do
 		"$CCACTL" -n "$h" -j policy history | python3 -c '
 import json, sys
 print(sys.argv[1], json.load(sys.stdin)[-1]["time_ns"])' "$h"
 	done | sort -k2n | cut -d' ' -f1 | tr '\n' ' ')
 	case "$order" in
-	"r2"?" r2"?" r3"?" r3"?" ") ;;
+	"r3"?" r3"?" r2"?" r2"?" ") ;;
 	*) fail $t "rollback order $order"; return 1 ;;
 	esac
 	for h in $FL_HOSTS; do
 		kill -0 "$(cat "$FL/traffic-$h.pid")" 2>/dev/null ||
 			{ fail $t "traffic of $h ended: $(cat "$FL/traffic-$h.log")"; return 1; }
 	done
-	echo "rollout and rollback of pair 2,3: $(cat "$FL/rollout23.time") ms (a gate wait of 3 s included)"
+	echo "rollout and rollback of pair 3,2: $(cat "$FL/rollout32.time") ms (a gate wait of 3 s included)"
 	pass $t
 }

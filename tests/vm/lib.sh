@@ -11,6 +11,14 @@
 #   - Optional header line `# vm-timeout: SECONDS` (default 300): the limit
 #     for the whole file; on expiry the file is killed and its unreported
 #     tests FAIL.
+#   - Other header lines, read by tests/vm/run.sh (docs/testing.md):
+#     `# vm-alone: yes` (compares CCAs: not beside other guests),
+#     `# vm-debug: yes|only` (also, or only, on the sanitizer kernel),
+#     `# vm-debug-skip: NAME...` (tests left off the sanitizer kernel),
+#     `# vm-lines: newest|spare` (one Debian line only),
+#     `# vm-requires: CCAAS_HAVE_X` (a probe result of the headers),
+#     `# vm-manual: yes` (only when named), `# vm-ansible: yes` (the
+#     Ansible controller on the host, tests/vm/lib/ansible-controller.sh).
 #   - Tests that change global state should use network namespaces; the
 #     driver deletes all namespaces (and kills their processes) after each
 #     file.

@@ -122,12 +122,9 @@ select_files() {
 			files+=("$f")
 		fi
 	done
-	vm_limit=120 vm_mem=512
+	vm_limit=120
 	for f in ${files[@]+"${files[@]}"}; do
 		vm_limit=$((vm_limit + $(file_limit "$f") + 10))
-		# `# vm-memory: MIB`: a file that needs a bigger guest
-		m=$(sed -nE 's/^# vm-memory: *([0-9]+).*/\1/p' "$f" | head -n 1)
-		[ -z "$m" ] || [ "$m" -le "$vm_mem" ] || vm_mem=$m
 	done
 }
 
@@ -232,16 +229,15 @@ report() {
 
 # run_kernel KVER: boot one VM for KVER, then report
 run_kernel() {
-	local kver rundir log q=-q mem
+	local kver rundir log q=-q mem=512
 	kver=$(ccaas_resolve_kver "$1")
 	quiet_skips=1 select_files "$kver"
-	mem=$vm_mem
 	if [ ${#files[@]} = 0 ]; then
 		echo "vm-$(ccaas_short_kver "$kver"): no test file for this kernel matches '$pattern'"
 		return 0
 	fi
 	# KASAN's shadow and kmemleak's pool want more room.
-	[ "$kver" != "$KVER_DEBUG" ] || [ "$mem" -ge 1024 ] || mem=1024
+	[ "$kver" != "$KVER_DEBUG" ] || mem=1024
 	rundir="${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}/$(date +%Y%m%d-%H%M%S)-$kver-vmtests-$$"
 	log=$(mktemp)
 	[ "$verbose" = 0 ] || q=""
@@ -258,7 +254,7 @@ run_kernel() {
 		grep -qE '^# vm-ansible: *yes' "$f" || continue
 		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 		pass+=(-N "$port")
-		"$vmdir/lib/ansible-controller.sh" "$port" "$rundir/results" >/dev/null 2>&1 &
+		"$vmdir/lib/ansible-controller.sh" "$port" "$rundir/results" &
 		ctl_pid=$!
 		break
 	done

@@ -19,6 +19,16 @@ def ccaas_pair(text):
     return list(_pair(text))
 
 
+def ccaas_pair_matches(pair, region):
+    """The match of the rule a rollout of PAIR gives a host of REGION, as
+    ccactl stats prints it: ["locality xregion region PEER"]."""
+    a, b = _pair(pair)
+    peer = {a: b, b: a}.get(int(region))
+    if peer is None:
+        raise ValueError("region %s is not in pair %s" % (region, pair))
+    return ["locality xregion region %d" % peer]
+
+
 def ccaas_scope_entries(regions, region):
     """The scope table of a host in REGION: its own region's prefixes are
     locality region, every other region's xregion, each with its id.
@@ -35,6 +45,8 @@ def ccaas_policy_rules(base, region, pairs, cca, without=None):
     """The policy of a host in REGION: the fleet's BASE rules, and for every
     region pair in PAIRS that holds REGION (less the pair WITHOUT), a rule
     giving the connections to the other region of the pair CCA."""
+    if isinstance(base, str) or isinstance(pairs, str):
+        raise ValueError("the base rules and the pairs are lists, not strings")
     region = int(region)
     drop = _pair(without) if without else None
     peers = set()
@@ -54,6 +66,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "ccaas_pair": ccaas_pair,
+            "ccaas_pair_matches": ccaas_pair_matches,
             "ccaas_scope_entries": ccaas_scope_entries,
             "ccaas_policy_rules": ccaas_policy_rules,
         }

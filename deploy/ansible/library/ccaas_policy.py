@@ -39,7 +39,9 @@ options:
 
 RETURN = r"""
 generation:
-  description: The generation in force afterwards (in check mode, now).
+  description:
+    - The generation in force afterwards; in check mode, the one the apply
+      would commit (the current one when nothing would change).
   type: int
 changes:
   description: The differences, each with op (+ added, - removed, ~ changed) and rule.
@@ -91,8 +93,8 @@ def main():
     changes = dry.get("changes", [])
     # as the dry run prints it: + added, - removed, ~ changed (new form)
     diff = {"prepared": "".join("%s %s\n" % (c["op"], c["rule"]) for c in changes)}
-    if module.check_mode or not changes:
-        module.exit_json(changed=bool(changes), generation=dry["generation"],
+    if module.check_mode or dry.get("unchanged"):
+        module.exit_json(changed=not dry.get("unchanged"), generation=dry["generation"],
                          changes=changes, diff=diff)
 
     args = ["policy", "apply", "-"]

@@ -93,7 +93,9 @@ def main():
     rc, out, err = module.run_command([ccactl, "-j", "scope", "show"])
     if rc != 0:
         module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc)
-    have = [(e["prefix"], e["locality"], e["region"], e["dc"])
+    # in Python's words, as the wanted entries: ccactl prints an
+    # IPv4-mapped prefix otherwise (::ffff:10.0.0.0/104)
+    have = [(str(ipaddress.ip_network(e["prefix"])), e["locality"], e["region"], e["dc"])
             for e in json.loads(out)]
     added = sorted(set(want) - set(have))
     removed = sorted(set(have) - set(want))

@@ -10,15 +10,19 @@ description:
     segment counters (C(/proc/net/snmp)): a snapshot. Never changes
     anything.
   - Given I(baseline), an earlier snapshot of the same host, it also
-    judges the gate of a rollout to I(cca) over the time between the two
-    snapshots, and returns C(gate).
+    judges the gate of a rollout over the time between the two snapshots,
+    on the rules I(match) names, and returns C(gate). The refusal, reset
+    and retransmission counts are the namespace's, not only those rules'.
 options:
   baseline:
     description: The snapshot (this module's result) taken before the rollout.
     type: dict
-  cca:
-    description: The CCA rolled out; the gate looks at the rules that select it.
-    type: str
+  match:
+    description:
+      - The rules the gate looks at, by their match as C(ccactl stats)
+        prints it (for example C(locality xregion region 2)).
+    type: list
+    elements: str
   min_fraction:
     description:
       - Least share of those rules' connections on the CCA or on its
@@ -28,6 +32,10 @@ options:
     default: 0.9
   max_refused:
     description: Most sticky-ECN refusals the kernel may count between the snapshots.
+    type: int
+    default: 0
+  max_resets:
+    description: Most resets of established connections (EstabResets) between the snapshots.
     type: int
     default: 0
   max_retrans_pct:
@@ -45,13 +53,13 @@ stats:
   description: What C(ccactl -j stats) printed.
   type: dict
 tcp:
-  description: OutSegs and RetransSegs of the namespace.
+  description: OutSegs, RetransSegs and EstabResets of the namespace.
   type: dict
 gate:
   description:
     - With I(baseline). C(ok), C(reasons) (why not, one line each),
-      C(sockets) and C(compliant) (of the rules for I(cca)), C(fraction),
-      C(refused) and C(retrans_pct).
+      C(sockets) and C(compliant) (of the rules I(match) names),
+      C(fraction), C(refused), C(resets) and C(retrans_pct).
   type: dict
 """
 
@@ -64,46 +72,53 @@ def tcp_counters():
     with open("/proc/net/snmp") as f:
         rows = [l.split() for l in f if l.startswith("Tcp:")]
     values = dict(zip(rows[0][1:], rows[1][1:]))
-    return {k: int(values[k]) for k in ("OutSegs", "RetransSegs")}
+    return {k: int(values[k]) for k in ("OutSegs", "RetransSegs", "EstabResets")}
 
 
 def judge(p, now, tcp):
     before = p["baseline"]
-    rules = [r for r in now["rules"] if r["cca"] == p["cca"]]
+    rules = [r for r in now["rules"] if r.get("match") in p["match"]]
     sockets = sum(r["sockets"] for r in rules)
     compliant = sum(r["on_cca"] + r["fallback"] for r in rules)
     fraction = compliant / sockets if sockets else 1.0
     refused = now["counters"]["refused"] - before["stats"]["counters"]["refused"]
+    resets = tcp["EstabResets"] - before["tcp"]["EstabResets"]
     sent = tcp["OutSegs"] - before["tcp"]["OutSegs"]
     retrans = tcp["RetransSegs"] - before["tcp"]["RetransSegs"]
     retrans_pct = 100.0 * retrans / sent if sent else 0.0
     reasons = []
-    if not rules:
-        reasons.append("no rule selects %s" % p["cca"])
+    missing = sorted(set(p["match"]) - set(r.get("match") for r in rules))
+    if missing:
+        reasons.append("no rule %s in force" % ", ".join(missing))
+    ccas = ", ".join(sorted(set(r["cca"] for r in rules))) or "the rule's CCA"
     if fraction < p["min_fraction"]:
         reasons.append("%d of %d connections on %s (%.2f < %.2f)"
-                       % (compliant, sockets, p["cca"], fraction, p["min_fraction"]))
+                       % (compliant, sockets, ccas, fraction, p["min_fraction"]))
     if refused > p["max_refused"]:
         reasons.append("%d sticky-ECN refusals (> %d)" % (refused, p["max_refused"]))
+    if resets > p["max_resets"]:
+        reasons.append("%d established connections reset (> %d)" % (resets, p["max_resets"]))
     if retrans_pct > p["max_retrans_pct"]:
         reasons.append("%d of %d segments retransmitted (%.2f %% > %.2f %%)"
                        % (retrans, sent, retrans_pct, p["max_retrans_pct"]))
     return {"ok": not reasons, "reasons": reasons, "sockets": sockets,
             "compliant": compliant, "fraction": round(fraction, 4),
-            "refused": refused, "retrans_pct": round(retrans_pct, 3)}
+            "refused": refused, "resets": resets,
+            "retrans_pct": round(retrans_pct, 3)}
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             baseline=dict(type="dict"),
-            cca=dict(type="str"),
+            match=dict(type="list", elements="str"),
             min_fraction=dict(type="float", default=0.9),
             max_refused=dict(type="int", default=0),
+            max_resets=dict(type="int", default=0),
             max_retrans_pct=dict(type="float", default=2.0),
             ccactl=dict(type="str", default="ccactl"),
         ),
-        required_by={"baseline": ("cca",)},
+        required_by={"baseline": ("match",)},
         supports_check_mode=True,
     )
     p = module.params

@@ -15,7 +15,7 @@
 #     NAME.time (milliseconds) and, last, NAME.rc (its exit status).
 # Every host is reached through the guest's sshd on PORT (ssh -W): a real
 # ssh connection to each host's own sshd, in its network namespace.
-# Runs until killed.
+# Runs until killed; what it does goes to RESULTS_DIR/ansible/controller.log.
 set -u
 
 port=$1 dir=$2/ansible
@@ -26,10 +26,14 @@ trap 'exit 0' TERM INT
 
 while [ ! -d "$2" ]; do sleep 0.2; done
 mkdir -p "$dir" "$tmp/home" "$tmp/cp"
+exec >>"$dir/controller.log" 2>&1
+command -v ansible-playbook || { echo "no ansible-playbook"; exit 1; }
 ssh-keygen -q -t ed25519 -N '' -C ccaas-fleet-test -f "$tmp/id" || exit 1
 cp "$tmp/id.pub" "$dir/id.pub.new" && mv "$dir/id.pub.new" "$dir/id.pub"
 
-nokeys="-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+# nothing of the user's ssh set-up: no config file, no agent, this key only
+unset SSH_AUTH_SOCK
+nokeys="-F /dev/null -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
 cat >"$tmp/ansible.cfg" <<EOC
 [defaults]
 forks = 6
@@ -47,16 +51,38 @@ control_path_dir = $tmp/cp
 ssh_args = -o ControlMaster=auto -o ControlPersist=900s $nokeys -o ProxyCommand="ssh -i $tmp/id $nokeys -p $port -W %h:%p root@127.0.0.1"
 EOC
 
+# check_request PLAYBOOK ARGS...: a playbook of deploy/ansible/, and only
+# the options a test needs (-e VARS, --check, --diff): nothing that would
+# run something else on this host
+check_request() {
+	case "${1:-}" in
+	"" | */* | .*) echo "not a playbook of deploy/ansible: '${1:-}'"; return 1 ;;
+	esac
+	[ -f "$root/deploy/ansible/$1" ] || { echo "no playbook $1"; return 1; }
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--check | --diff) shift ;;
+		-e) [ $# -ge 2 ] || { echo "-e without a value"; return 1; }; shift 2 ;;
+		*) echo "option not allowed: $1"; return 1 ;;
+		esac
+	done
+}
+
 while :; do
 	for req in "$dir"/*.req; do
 		[ -e "$req" ] || continue
 		name=${req%.req}
 		[ -e "$name.rc" ] && continue
 		mapfile -t args <"$req"
+		if ! refusal=$(check_request "${args[@]}"); then
+			echo "refused: $refusal" >"$name.out"
+			echo 0 >"$name.time"
+			echo 2 >"$name.rc"
+			continue
+		fi
 		book=${args[0]}
-		case "$book" in
-		*/* | "" | .*) echo "not a playbook of deploy/ansible: $book" >"$name.out"; echo 2 >"$name.rc"; continue ;;
-		esac
+		echo "run $(basename "$name"): ${args[*]}"
 		t0=$(date +%s%N)
 		HOME=$tmp/home ANSIBLE_CONFIG=$tmp/ansible.cfg \
 			ansible-playbook -i "$dir/inventory.yml" "$root/deploy/ansible/$book" "${args[@]:1}" \
