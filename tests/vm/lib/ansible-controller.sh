@@ -37,6 +37,10 @@ nokeys="-F /dev/null -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKn
 cat >"$tmp/ansible.cfg" <<EOC
 [defaults]
 forks = 6
+# the ssh handshakes run on the guest's emulated CPU, two per host (the
+# guest's sshd, then the host's), all at once at the first task: under
+# host load they take longer than ssh's usual 10 s
+timeout = 120
 host_key_checking = False
 private_key_file = $tmp/id
 remote_user = root
