@@ -195,7 +195,10 @@ report() {
 			why="$file exited with status $rc before reporting"
 		fi
 		local names
-		names=$(ccaas_selected_tests "$f" "$pattern" | sed 's/^test_//')
+		# the tests the guest ran: on the sanitizer kernel less those of
+		# `# vm-debug-skip:`
+		names=$(CCAAS_VM_SANITIZER=$([ "$kver" = "$KVER_DEBUG" ] && echo 1 || echo 0) \
+			ccaas_selected_tests "$f" "$pattern" | sed 's/^test_//')
 		# a file without test_ functions that failed counts as one test
 		if [ -z "$names" ] && [ "${rc:-x}" != 0 ]; then
 			names=${file%.sh}
