@@ -48,21 +48,8 @@ changes:
   type: list
 """
 
-import json
-
 from ansible.module_utils.basic import AnsibleModule
-
-
-def ccactl(module, args, data):
-    cmd = [module.params["ccactl"], "-j"] + args
-    rc, out, err = module.run_command(cmd, data=data, binary_data=True)
-    if rc != 0:
-        module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc,
-                         cmd=" ".join(cmd))
-    try:
-        return json.loads(out)
-    except ValueError:
-        module.fail_json(msg="ccactl printed no JSON: %r" % out, cmd=" ".join(cmd))
+from ansible.module_utils.ccaas import run_ccactl
 
 
 def main():
@@ -89,7 +76,7 @@ def main():
         text = "".join(line + "\n" for line in p["rules"])
 
     # The dry run is the kernel's check and the diff, in check mode and out.
-    dry = ccactl(module, ["policy", "apply", "-", "dry_run"], text)
+    dry = run_ccactl(module, ["policy", "apply", "-", "dry_run"], text)
     changes = dry.get("changes", [])
     # as the dry run prints it: + added, - removed, ~ changed (new form)
     diff = {"prepared": "".join("%s %s\n" % (c["op"], c["rule"]) for c in changes)}
@@ -102,7 +89,7 @@ def main():
         args.append("no_migrate")
     if p["force"]:
         args.append("force")
-    reply = ccactl(module, args, text)
+    reply = run_ccactl(module, args, text)
     module.exit_json(changed=not reply.get("unchanged", False),
                      generation=reply["generation"], changes=changes, diff=diff)
 

@@ -37,9 +37,9 @@ removed:
 """
 
 import ipaddress
-import json
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.ccaas import run_ccactl
 
 LOCALITIES = ("rack", "dc", "region", "xregion")
 
@@ -85,27 +85,20 @@ def main():
         ),
         supports_check_mode=True,
     )
-    ccactl = module.params["ccactl"]
     want = [e for e in (parse(module, l) for l in module.params["entries"]) if e]
     if len(set(e[0] for e in want)) != len(want):
         module.fail_json(msg="a prefix is given twice")
 
-    rc, out, err = module.run_command([ccactl, "-j", "scope", "show"])
-    if rc != 0:
-        module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc)
     # in Python's words, as the wanted entries: ccactl prints an
     # IPv4-mapped prefix otherwise (::ffff:10.0.0.0/104)
     have = [(str(ipaddress.ip_network(e["prefix"])), e["locality"], e["region"], e["dc"])
-            for e in json.loads(out)]
+            for e in run_ccactl(module, ["scope", "show"])]
     added = sorted(set(want) - set(have))
     removed = sorted(set(have) - set(want))
     changed = bool(added or removed)
     if changed and not module.check_mode:
         text = "".join(words(e) + "\n" for e in want)
-        rc, out, err = module.run_command([ccactl, "scope", "load", "-"],
-                                          data=text, binary_data=True)
-        if rc != 0:
-            module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc)
+        run_ccactl(module, ["scope", "load", "-"], text, json_out=False)
     module.exit_json(changed=changed, added=[words(e) for e in added],
                      removed=[words(e) for e in removed],
                      diff={"before": "".join(words(e) + "\n" for e in sorted(have)),

@@ -63,9 +63,8 @@ gate:
   type: dict
 """
 
-import json
-
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.ccaas import run_ccactl
 
 
 def tcp_counters():
@@ -122,10 +121,7 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    rc, out, err = module.run_command([p["ccactl"], "-j", "stats"])
-    if rc != 0:
-        module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc)
-    stats = json.loads(out)
+    stats = run_ccactl(module, ["stats"])
     tcp = tcp_counters()
     result = {"changed": False, "stats": stats, "tcp": tcp}
     if p["baseline"]:
