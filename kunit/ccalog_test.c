@@ -30,7 +30,7 @@ struct gate_fixture {
 
 static void gate_probe(void *data, const struct sock *sk, u64 cookie,
 		       const struct ccaas_round *r, u32 alpha, u32 target_us,
-		       u32 state)
+		       u32 state, u32 util, u32 ref_cwnd)
 {
 	struct gate_fixture *f = data;
 

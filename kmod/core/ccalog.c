@@ -67,7 +67,8 @@ void ccaas_log_init(struct sock *sk)
 EXPORT_SYMBOL_GPL(ccaas_log_init);
 
 void __ccaas_log_rtt(struct sock *sk, const struct ccaas_round *r,
-		     u32 alpha, u32 target_us, u32 state)
+		     u32 alpha, u32 target_us, u32 state, u32 util,
+		     u32 ref_cwnd)
 {
 	if (!trace_ccalog_rtt_enabled())
 		return;
@@ -79,6 +80,7 @@ void __ccaas_log_rtt(struct sock *sk, const struct ccaas_round *r,
 	 */
 	if (tcp_sk(sk)->delivered == r->delivered && !r->flags)
 		return;
-	trace_ccalog_rtt(sk, ccaas_sk_cookie(sk), r, alpha, target_us, state);
+	trace_ccalog_rtt(sk, ccaas_sk_cookie(sk), r, alpha, target_us, state,
+			 util, ref_cwnd);
 }
 EXPORT_SYMBOL_GPL(__ccaas_log_rtt);

@@ -123,8 +123,8 @@ TRACE_EVENT(ccalog_init,
 
 TRACE_EVENT(ccalog_rtt,
 	    TP_PROTO(const struct sock *sk, u64 cookie, const struct ccaas_round *r, u32 alpha,
-		     u32 target_us, u32 state),
-	    TP_ARGS(sk, cookie, r, alpha, target_us, state),
+		     u32 target_us, u32 state, u32 util, u32 ref_cwnd),
+	    TP_ARGS(sk, cookie, r, alpha, target_us, state, util, ref_cwnd),
 	    TP_STRUCT__entry(__field(u64, cookie)
 			     __field(u16, family)
 			     __field(u16, sport)
@@ -144,6 +144,8 @@ TRACE_EVENT(ccalog_rtt,
 			     __field(u32, ecn_alpha)
 			     __field(u32, cca_state)
 			     __field(u32, target_us)
+			     __field(u32, util)
+			     __field(u32, ref_cwnd)
 			     __field(u8, ca_state)
 			     __field(u8, is_loss)
 			     __field(u8, is_ece_ack)
@@ -166,6 +168,8 @@ TRACE_EVENT(ccalog_rtt,
 			   __entry->ecn_alpha = alpha;
 			   __entry->cca_state = state;
 			   __entry->target_us = target_us;
+			   __entry->util = util;
+			   __entry->ref_cwnd = ref_cwnd;
 			   __entry->ca_state = inet_csk(sk)->icsk_ca_state;
 			   __entry->is_loss = !!(r->flags & CCAAS_ROUND_LOSS);
 			   __entry->is_ece_ack = (r->flags & CCAAS_ROUND_ECE) ||
@@ -173,13 +177,13 @@ TRACE_EVENT(ccalog_rtt,
 			   __entry->is_tx_start = !!(r->flags & CCAAS_ROUND_TX_START);
 			   __entry->is_ssthresh_invoked = !!(r->flags & CCAAS_ROUND_SSTHRESH);
 	    ),
-	    TP_printk("cookie=%llu src=%pISpc dst=%pISpc cca=%s snd_cwnd=%u ssthresh=%u srtt_us=%u min_rtt_us=%u delivery_rate=%llu delivered=%u delivered_ce=%u ecn_alpha=%u ca_state=%u is_loss=%u is_ece_ack=%u is_tx_start=%u is_ssthresh_invoked=%u cca_state=%u target_us=%u",
+	    TP_printk("cookie=%llu src=%pISpc dst=%pISpc cca=%s snd_cwnd=%u ssthresh=%u srtt_us=%u min_rtt_us=%u delivery_rate=%llu delivered=%u delivered_ce=%u ecn_alpha=%u ca_state=%u is_loss=%u is_ece_ack=%u is_tx_start=%u is_ssthresh_invoked=%u cca_state=%u target_us=%u util=%u ref_cwnd=%u",
 		      __entry->cookie, __entry->src, __entry->dst, __entry->cca, __entry->snd_cwnd,
 		      __entry->ssthresh, __entry->srtt_us, __entry->min_rtt_us,
 		      __entry->delivery_rate, __entry->delivered, __entry->delivered_ce,
 		      __entry->ecn_alpha, __entry->ca_state, __entry->is_loss, __entry->is_ece_ack,
 		      __entry->is_tx_start, __entry->is_ssthresh_invoked, __entry->cca_state,
-		      __entry->target_us)
+		      __entry->target_us, __entry->util, __entry->ref_cwnd)
 );
 
 TRACE_EVENT(ccalog_switch,

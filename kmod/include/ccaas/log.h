@@ -29,6 +29,8 @@
 
 /* ecn_alpha of a CCA that keeps none. */
 #define CCAAS_LOG_NO_ALPHA	U32_MAX
+/* util of a CCA that estimates no utilisation. */
+#define CCAAS_LOG_NO_UTIL	U32_MAX
 
 /*
  * Core (ccaas_core.ko). ccaas_log_init() is for every ccaas CCA's init():
@@ -38,7 +40,8 @@
  */
 void ccaas_log_init(struct sock *sk);
 void __ccaas_log_rtt(struct sock *sk, const struct ccaas_round *r,
-		     u32 alpha, u32 target_us, u32 state);
+		     u32 alpha, u32 target_us, u32 state, u32 util,
+		     u32 ref_cwnd);
 
 /* Is @sk selected for ccalog? One load and test. */
 static inline bool ccaas_logged(const struct sock *sk)
@@ -73,7 +76,22 @@ static inline void ccaas_log_rtt(struct sock *sk, const struct ccaas_round *r,
 				 u32 alpha, u32 target_us, u32 state)
 {
 	if (ccaas_logged(sk))
-		__ccaas_log_rtt(sk, r, alpha, target_us, state);
+		__ccaas_log_rtt(sk, r, alpha, target_us, state,
+				CCAAS_LOG_NO_UTIL, 0);
+}
+
+/*
+ * The same for a CCA that also estimates the path's utilisation: @util in
+ * 1/1024 (1024 = the bottleneck exactly full), @ref_cwnd its reference
+ * window in packets.
+ */
+static inline void ccaas_log_rtt_util(struct sock *sk,
+				      const struct ccaas_round *r, u32 alpha,
+				      u32 target_us, u32 state, u32 util,
+				      u32 ref_cwnd)
+{
+	if (ccaas_logged(sk))
+		__ccaas_log_rtt(sk, r, alpha, target_us, state, util, ref_cwnd);
 }
 
 #endif /* _CCAAS_LOG_H */

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cca_hpcc: inflight-bytes control after HPCC, with the link's telemetry
+ * reconstructed at the host.
+ *
+ * HPCC (Li et al., SIGCOMM 2019) controls the window, not the rate: every
+ * ACK carries in-band telemetry of the bottleneck link (queue length qlen,
+ * transmitted bytes, bandwidth B), from which the sender computes the
+ * link's normalised inflight
+ *
+ *	u = qlen / (B * T) + txRate / B
+ *
+ * with T the base round trip. u = 1 means the link is exactly full with
+ * no queue; the target is u = eta (95 %), which leaves a little headroom
+ * so that queues stay near zero.
+ *
+ * Hosts have no INT. Two terms can be rebuilt from what TCP measures:
+ * the queue a packet waited in, in units of T, is what its RTT exceeds T
+ * by, and the link's transmit rate is at least this flow's delivery rate:
+ *
+ *	u = (rtt - T) / T + delivery_rate / B
+ *
+ * B is a parameter (the NIC speed or a known bottleneck, per policy rule)
+ * and T is either a parameter or the connection's minimum RTT. With one
+ * flow the equilibrium u = eta is reached at rate eta * B with no queue.
+ * With N flows on one bottleneck each sees only its own rate: the flows
+ * settle where the common queue makes up the rest, (eta - 1/N) * T of
+ * queueing, equal for all of them and therefore fair (they all see the
+ * same queue term), but not zero as with real INT.
+ *
+ * Per ACK (cong_control, with the stack's fresh rate sample):
+ *
+ *	tau = min(time since the previous sample, T)
+ *	U   = (1 - tau / T) * U + (tau / T) * u		EWMA over one T
+ *	if U >= eta or stage >= max_stage:
+ *		W = W_ref * eta / U + W_AI		(multiplicative)
+ *	else:
+ *		W = W_ref + W_AI			(additive)
+ *
+ * and once per round trip (the first ACK past the round's end), the
+ * reference window follows: W_ref = W, stage = 0 after a multiplicative
+ * step, stage + 1 after an additive one. So within a round every ACK
+ * answers the latest U against the same reference, and the reference, and
+ * with it the increase, moves once per round: the per-ACK reaction
+ * without the per-ACK overreaction HPCC was designed to avoid.
+ *
+ * What differs from HPCC, and why:
+ *  - A multiplicative step grows the window at most 2x (eta / U capped):
+ *    the rebuilt u undercounts the link's load by the other flows' rate,
+ *    and an uncapped eta / U would multiply the window by about N at once.
+ *  - An app-limited sample never raises the window: it measures demand,
+ *    not the path.
+ *  - Losses exist (HPCC runs on lossless fabrics): entering fast recovery,
+ *    or the stack's call of ssthresh() without CE marks to explain it
+ *    (local congestion, tcp_enter_cwr() after the host's own qdisc or a
+ *    cgroup program refused a packet; or a loss a tail loss probe found),
+ *    cuts W and W_ref to 0.7 W and restarts the stages; W then holds
+ *    until fast recovery ends. A retransmission timeout halves them.
+ *  - CE marks (ECE from the peer) are not a signal: the queue they report
+ *    is already in the RTT. ECN is neither needed nor refused; a receiver
+ *    on this CCA echoes CE exactly, as DCTCP peers expect.
+ *
+ * Pacing at W / T (pacing_gain 100 %), as HPCC: the window's worth per
+ * base RTT, so a full window never bursts into the queue it is meant to
+ * keep empty. init() asks the stack to pace in case no fq qdisc does it
+ * (cong_control bypasses the stack's own pacing-rate update).
+ *
+ * Initial window: B * T, HPCC's line-rate start (HPCC sends at B from the
+ * first packet), once T is known from the handshake; the policy rule's
+ * init_cwnd knob, then a route's initcwnd, take precedence. A migrated
+ * connection starts from its current window as the reference.
+ *
+ * Fixed point: U and eta in 1/1024 (HP_ONE), windows in 1/1024 packet.
+ * Per ACK: two 64-bit divisions (the rate term, W_ref * eta / U); the
+ * divisions by T are multiplications by a reciprocal computed once per
+ * round, with the pacing unit and W_AI in packets.
+ */
+#include <linux/inet_diag.h>
+#include <linux/module.h>
+#include <net/tcp.h>
+
+#include <ccaas/ccaas.h>
+#include <ccaas/ecn.h>
+#include <ccaas/info.h>
+#include <ccaas/log.h>
+#include <ccaas/pacing.h>
+#include <ccaas/param.h>
+#include <ccaas/round.h>
+#include <ccaas/sock.h>
+
+#define CCA_HPCC_VERSION	CCAAS_VERSION(1, 0, 0)
+#define CCA_HPCC_NAME		"cca_hpcc"
+
+/* --- Parameters (per policy rule: the first CCAAS_SOCK_PARAMS) ----------- */
+
+/* B, the bottleneck bandwidth, Mbit/s: 10 Gbit/s, a common NIC. */
+#define HP_BW_MIN		1U
+#define HP_BW_MAX		1000000U	/* 1 Tbit/s */
+#define HP_BW_DEF		10000U
+static unsigned int bw __read_mostly = HP_BW_DEF;
+CCAAS_PARAM_UINT(bw, bw, HP_BW_MIN, HP_BW_MAX, 0644);
+MODULE_PARM_DESC(bw, "bottleneck bandwidth B, Mbit/s [1..1000000]");
+
+/* T, the base RTT, us; 0: the connection's minimum RTT. */
+#define HP_BASE_RTT_MAX		10000000U	/* 10 s */
+static unsigned int base_rtt __read_mostly;
+CCAAS_PARAM_UINT(base_rtt, base_rtt, 0, HP_BASE_RTT_MAX, 0644);
+MODULE_PARM_DESC(base_rtt, "base RTT T, us; 0 for the measured minimum RTT [0..10000000]");
+
+/* eta, the target utilisation, percent (HPCC's 95 %). */
+#define HP_ETA_MIN		50U
+#define HP_ETA_MAX		100U
+#define HP_ETA_DEF		95U
+static unsigned int eta __read_mostly = HP_ETA_DEF;
+CCAAS_PARAM_UINT(eta, eta, HP_ETA_MIN, HP_ETA_MAX, 0644);
+MODULE_PARM_DESC(eta, "target utilisation eta, percent [50..100]");
+
+/* W_AI, the additive increase per round, bytes (one 1448 B segment). */
+#define HP_W_AI_MAX		1000000U
+#define HP_W_AI_DEF		1448U
+static unsigned int w_ai __read_mostly = HP_W_AI_DEF;
+CCAAS_PARAM_UINT(w_ai, w_ai, 0, HP_W_AI_MAX, 0644);
+MODULE_PARM_DESC(w_ai, "additive increase W_AI, bytes per round [0..1000000]");
+
+/* --- Module-wide parameters (not per rule) ----------------------------- */
+
+/*
+ * Additive rounds before a multiplicative step while U < eta (HPCC's
+ * maxStage, 5). Module-wide: a socket's header holds four rule values,
+ * the four above.
+ */
+#define HP_MAX_STAGE_MAX	64U
+#define HP_MAX_STAGE_DEF	5U
+static unsigned int max_stage __read_mostly = HP_MAX_STAGE_DEF;
+CCAAS_PARAM_UINT(max_stage, max_stage, 0, HP_MAX_STAGE_MAX, 0644);
+MODULE_PARM_DESC(max_stage, "additive rounds before a multiplicative step [0..64]");
+
+/* Pacing gain, percent of W / T. */
+#define HP_PACING_GAIN_MIN	100U
+#define HP_PACING_GAIN_MAX	200U
+#define HP_PACING_GAIN_DEF	100U
+static unsigned int pacing_gain __read_mostly = HP_PACING_GAIN_DEF;
+CCAAS_PARAM_UINT(pacing_gain, pacing_gain, HP_PACING_GAIN_MIN, HP_PACING_GAIN_MAX, 0644);
+MODULE_PARM_DESC(pacing_gain, "pacing gain, percent of W / T [100..200]");
+
+/* --- Constants --------------------------------------------------------- */
+
+/* U and eta: 1/1024 (HP_ONE = a link exactly full). */
+#define HP_SHIFT		10
+#define HP_ONE			(1U << HP_SHIFT)
+/* Windows: 1/1024 packet, so a W_AI below one packet still counts. */
+#define HP_W_SHIFT		10
+/* Largest window, packets: keeps W in u32 at its scale. */
+#define HP_W_MAX_PKTS		(U32_MAX >> (HP_W_SHIFT + 1))
+/* Least window, packets, as the stack's cwnd floor after a cut. */
+#define HP_MIN_CWND		2U
+/* u is capped at 64 (a queue of 63 T): keeps U * T in 64 bits. */
+#define HP_U_MAX		(64U << HP_SHIFT)
+/* A multiplicative step at most doubles W (eta / U capped at 2). */
+#define HP_MI_MAX		2U
+/* Loss: W * 717 / 1024 = 0.7 W, as Cubic's beta. */
+#define HP_LOSS_BETA		717U
+/* Bounds of T, us: 16 us keeps 2^32 / T in u32; 10 s as base_rtt. */
+#define HP_T_MIN_US		16U
+#define HP_T_MAX_US		HP_BASE_RTT_MAX
+/* Packet counts per sample are capped so the rate term fits 64 bits. */
+#define HP_COUNT_MAX		BIT(23)
+
+/* Indexes of cca_hpcc_params[], the per-rule overrides. */
+enum { HP_P_BW, HP_P_BASE_RTT, HP_P_ETA, HP_P_W_AI, HP_P_COUNT };
+
+/* 88 bytes of the 104 (BUILD_BUG_ON below). */
+struct cca_hpcc {
+	struct ccaas_sock core;		/* the core's header: rule's knobs */
+	struct ccaas_round round;	/* the reference window's period */
+	u32 w;				/* W, 1/1024 packet */
+	u32 w_ref;			/* W_ref, 1/1024 packet */
+	u32 util;			/* U, 1/1024 */
+	u32 last_us;			/* tcp_mstamp of the last sample */
+	u32 t_us;			/* T this round; 0 before any RTT */
+	u32 inv_t;			/* 2^32 / T */
+	u32 unit;			/* pacing: mss per T, bytes/s */
+	u32 w_ai;			/* W_AI, 1/1024 packet */
+	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
+	u16 eta;			/* 1/1024 */
+	u8 stage;			/* additive rounds since a step */
+	u8 prev_ca_state:3,		/* icsk_ca_state at the last ACK */
+	   ce_state:1,			/* receiver: last data packet had CE */
+	   reduce:1;			/* the stack called ssthresh() */
+};
+
+/* T of @sk: the rule's or module's base_rtt, else the minimum RTT; 0 if none. */
+static u32 hp_base_rtt(const struct sock *sk)
+{
+	u32 t = ccaas_sock_param(sk, HP_P_BASE_RTT, base_rtt);
+
+	if (!t) {
+		t = tcp_min_rtt(tcp_sk(sk));
+		if (t == ~0U)
+			return 0;
+	}
+	return clamp(t, HP_T_MIN_US, HP_T_MAX_US);
+}
+
+/* @x / T by the round's reciprocal, for @x * inv_t below 2^64. */
+static u32 hp_div_t(const struct cca_hpcc *ca, u64 x)
+{
+	return (x * ca->inv_t) >> 32;
+}
+
+/*
+ * What depends on T and the rule, recomputed at every round's start (the
+ * divisions of the algorithm that need not run per ACK).
+ */
+static void hp_round_setup(struct sock *sk, struct cca_hpcc *ca)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 t = hp_base_rtt(sk);
+	u32 mss = max(tp->mss_cache, 1U);
+
+	ca->eta = ccaas_sock_param(sk, HP_P_ETA, eta) * HP_ONE / 100;
+	ca->w_ai = div_u64((u64)ccaas_sock_param(sk, HP_P_W_AI, w_ai) << HP_W_SHIFT,
+			   mss);
+	WRITE_ONCE(ca->t_us, t);
+	if (!t)
+		return;
+	ca->inv_t = div_u64(1ULL << 32, t);
+	ca->unit = min_t(u64, div_u64((u64)mss * USEC_PER_SEC, t), U32_MAX);
+}
+
+/*
+ * The sample's u, 1/1024: queueing over T plus the delivery rate over B.
+ * rate / B = delivered * mss * 8 bit / interval_us / (B Mbit/s), as
+ * bits per us are Mbit/s.
+ */
+static u32 hp_util_sample(const struct sock *sk, const struct cca_hpcc *ca,
+			  const struct rate_sample *rs)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 t = ca->t_us, rtt = rs->rtt_us, q = 0, r;
+	u64 bits;
+
+	if (rtt > t)
+		q = hp_div_t(ca, (u64)min(rtt - t, HP_U_MAX / HP_ONE * t) << HP_SHIFT);
+	bits = (u64)min_t(u32, rs->delivered, HP_COUNT_MAX) * tp->mss_cache * 8;
+	r = min_t(u64, div64_u64(bits << HP_SHIFT,
+				 (u64)rs->interval_us *
+				 ccaas_sock_param(sk, HP_P_BW, bw)),
+		  HP_U_MAX);
+	return min(q + r, HP_U_MAX);
+}
+
+/* Fold the sample into U, weighted by the time it covers (tau / T). */
+static void hp_util_update(struct sock *sk, struct cca_hpcc *ca,
+			   const struct rate_sample *rs)
+{
+	u32 now = tcp_sk(sk)->tcp_mstamp;
+	u32 tau = min(now - ca->last_us, ca->t_us);
+	u32 u = hp_util_sample(sk, ca, rs);
+
+	ca->last_us = now;
+	WRITE_ONCE(ca->util, hp_div_t(ca, (u64)ca->util * (ca->t_us - tau) +
+				      (u64)u * tau));
+}
+
+/*
+ * The window from U against the reference; at a round's end (@update)
+ * the reference follows. An app-limited sample does not raise it.
+ */
+static void hp_window(struct sock *sk, struct cca_hpcc *ca, bool app_limited,
+		      bool update)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 util = ca->util, max_w;
+	bool mi = util >= ca->eta || ca->stage >= max_stage;
+	u64 w;
+
+	if (!mi)
+		w = ca->w_ref;
+	else if ((u64)util * HP_MI_MAX <= ca->eta)
+		w = (u64)ca->w_ref * HP_MI_MAX;
+	else
+		w = div_u64((u64)ca->w_ref * ca->eta, util);
+	w += ca->w_ai;
+
+	max_w = min(tp->snd_cwnd_clamp, HP_W_MAX_PKTS) << HP_W_SHIFT;
+	w = clamp_t(u64, w, HP_MIN_CWND << HP_W_SHIFT, max_w);
+	if (app_limited && w > ca->w_ref) {
+		ca->w = max(ca->w_ref, HP_MIN_CWND << HP_W_SHIFT);
+		return;
+	}
+	ca->w = w;
+	if (update) {
+		ca->stage = mi ? 0 : min_t(u32, ca->stage + 1, U8_MAX);
+		WRITE_ONCE(ca->w_ref, w);
+	}
+}
+
+/* A loss or local congestion: W and W_ref to @num / 1024 of W. */
+static void hp_cut(struct cca_hpcc *ca, u32 num)
+{
+	u32 w = max_t(u32, ((u64)ca->w * num) >> 10, HP_MIN_CWND << HP_W_SHIFT);
+
+	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
+	ca->w = w;
+	WRITE_ONCE(ca->w_ref, w);
+	ca->stage = 0;
+}
+
+static void hp_round_end(struct sock *sk, struct cca_hpcc *ca)
+{
+	if (ccaas_logged(sk))
+		ccaas_log_rtt_util(sk, &ca->round, CCAAS_LOG_NO_ALPHA, ca->t_us,
+				   ca->stage, ca->util, ca->w_ref >> HP_W_SHIFT);
+	ccaas_round_start(&ca->round, tcp_sk(sk));
+	hp_round_setup(sk, ca);
+}
+
+static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
+{
+	struct cca_hpcc *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u8 ca_state = inet_csk(sk)->icsk_ca_state;
+	bool round_end = ccaas_round_over(&ca->round, tp);
+	u32 cwnd;
+
+	if (ca_state == TCP_CA_Recovery &&
+	    (ca->prev_ca_state < TCP_CA_Recovery || ca->reduce)) {
+		/* A fast recovery episode began. */
+		hp_cut(ca, HP_LOSS_BETA);
+	} else if (ca->reduce && ca_state != TCP_CA_Loss &&
+		   ca_state != TCP_CA_Recovery && rs->delivered_ce <= 0) {
+		/* ssthresh() without marks: local congestion, or a TLP loss. */
+		hp_cut(ca, HP_LOSS_BETA);
+	} else if (ca_state != TCP_CA_Recovery && ca->t_us) {
+		if (rs->rtt_us > 0 && rs->delivered > 0 && rs->interval_us > 0)
+			hp_util_update(sk, ca, rs);
+		hp_window(sk, ca, rs->is_app_limited, round_end);
+	}
+	ca->prev_ca_state = ca_state;
+	ca->reduce = 0;
+	if (round_end)
+		hp_round_end(sk, ca);
+
+	cwnd = max(ca->w >> HP_W_SHIFT, HP_MIN_CWND);
+	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
+	ccaas_pacing_set(sk, ca->unit, tcp_snd_cwnd(tp), pacing_gain);
+}
+
+/*
+ * The stack starts a reduction episode: fast recovery, a timeout, local
+ * congestion, or the first ECE. The value only lands in snd_ssthresh;
+ * cong_control() tells the episodes apart from the flag and the state.
+ */
+static u32 cca_hpcc_ssthresh(struct sock *sk)
+{
+	struct cca_hpcc *ca = inet_csk_ca(sk);
+
+	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
+	ca->reduce = 1;
+	return max(((u64)tcp_snd_cwnd(tcp_sk(sk)) * HP_LOSS_BETA) >> 10,
+		   (u64)HP_MIN_CWND);
+}
+
+static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct cca_hpcc *ca = inet_csk_ca(sk);
+	u32 ce;
+
+	switch (ev) {
+	case CA_EVENT_ECN_IS_CE:
+	case CA_EVENT_ECN_NO_CE:
+		if (!ccaas_tcp_ecn_ok(tcp_sk(sk)))
+			break;
+		ce = ca->ce_state;
+		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ce);
+		ca->ce_state = ce;
+		break;
+	case CA_EVENT_LOSS:
+		/* A retransmission timeout, right after ssthresh(). */
+		hp_cut(ca, 512);
+		ca->reduce = 0;
+		break;
+	case CA_EVENT_TX_START:
+		/* The first sample after idle stands for a whole T. */
+		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A loss reduction proved spurious: back to the window before it. */
+static u32 cca_hpcc_undo_cwnd(struct sock *sk)
+{
+	struct cca_hpcc *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 prior = min(tp->prior_cwnd, HP_W_MAX_PKTS);
+
+	if (prior << HP_W_SHIFT > ca->w) {
+		ca->w = prior << HP_W_SHIFT;
+		WRITE_ONCE(ca->w_ref, ca->w);
+	}
+	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
+}
+
+static void cca_hpcc_init(struct sock *sk)
+{
+	struct cca_hpcc *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	const struct dst_entry *dst = __sk_dst_get(sk);
+	u32 cwnd;
+
+	ccaas_round_start(&ca->round, tp);
+	hp_round_setup(sk, ca);
+
+	/* Initial window: rule knob > route initcwnd > B * T. */
+	if (!tp->data_segs_out && !(dst && dst_metric(dst, RTAX_INITCWND)) &&
+	    ca->t_us) {
+		/* B * T bytes = bw Mbit/s * T us / 8 */
+		cwnd = div_u64((u64)ccaas_sock_param(sk, HP_P_BW, bw) * ca->t_us,
+			       8 * max(tp->mss_cache, 1U));
+		cwnd = clamp(cwnd, HP_MIN_CWND, min(HP_W_MAX_PKTS, tp->snd_cwnd_clamp));
+		tcp_snd_cwnd_set(tp, cwnd);
+	}
+	ccaas_sock_start(sk);
+	ccaas_log_init(sk);
+
+	cwnd = min(tcp_snd_cwnd(tp), HP_W_MAX_PKTS);
+	ca->w = max(cwnd, HP_MIN_CWND) << HP_W_SHIFT;
+	ca->w_ref = ca->w;
+	ca->util = 0;
+	ca->stage = 0;
+	ca->last_us = tp->tcp_mstamp;
+	ca->prior_rcv_nxt = tp->rcv_nxt;
+	ca->ce_state = 0;
+	ca->reduce = 0;
+	ca->prev_ca_state = inet_csk(sk)->icsk_ca_state;
+
+	ccaas_pacing_request(sk);
+	ccaas_pacing_set(sk, ca->unit, tcp_snd_cwnd(tp), pacing_gain);
+}
+
+/*
+ * `ss -ti` shows the DCTCP layout, mapped as:
+ * dctcp:(ce_state:STAGE,alpha:U,ab_ecn:W_REF,ab_tot:T) with STAGE the
+ * additive rounds since the last multiplicative step, U in 1/1024,
+ * W_REF the reference window in bytes and T the base RTT in us.
+ */
+static size_t cca_hpcc_get_info(struct sock *sk, u32 ext, int *attr,
+				union tcp_cc_info *info)
+{
+	const struct cca_hpcc *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!ccaas_info_wanted(ext))
+		return 0;
+	return ccaas_info_dctcp(info, attr, true, READ_ONCE(ca->stage),
+				READ_ONCE(ca->util),
+				(READ_ONCE(ca->w_ref) >> HP_W_SHIFT) * tp->mss_cache,
+				READ_ONCE(ca->t_us));
+}
+
+static struct tcp_congestion_ops cca_hpcc_ops __read_mostly = {
+	.init		= cca_hpcc_init,
+	.ssthresh	= cca_hpcc_ssthresh,
+	.cong_control	= cca_hpcc_cong_control,
+	.undo_cwnd	= cca_hpcc_undo_cwnd,
+	.cwnd_event	= cca_hpcc_cwnd_event,
+	.get_info	= cca_hpcc_get_info,
+	.min_tso_segs	= ccaas_sock_min_tso_segs,
+	.owner		= THIS_MODULE,
+	.name		= CCA_HPCC_NAME,
+};
+
+/* Per policy rule overrides of the module parameters (`ccactl cca show`). */
+static const struct ccaas_param_spec cca_hpcc_params[] = {
+	[HP_P_BW] = { .name = "bw", .min = HP_BW_MIN, .max = HP_BW_MAX,
+	  .def = HP_BW_DEF, .unit = "Mbit/s" },
+	[HP_P_BASE_RTT] = { .name = "base_rtt", .min = 0, .max = HP_BASE_RTT_MAX,
+	  .def = 0, .unit = "us, 0 min RTT" },
+	[HP_P_ETA] = { .name = "eta", .min = HP_ETA_MIN, .max = HP_ETA_MAX,
+	  .def = HP_ETA_DEF, .unit = "percent" },
+	[HP_P_W_AI] = { .name = "w_ai", .min = 0, .max = HP_W_AI_MAX,
+	  .def = HP_W_AI_DEF, .unit = "B/round" },
+};
+
+static struct ccaas_cca cca_hpcc = {
+	.ops		= &cca_hpcc_ops,
+	.params		= cca_hpcc_params,
+	.n_params	= ARRAY_SIZE(cca_hpcc_params),
+	.version	= CCA_HPCC_VERSION,
+	.features	= CCAAS_CCA_F_ECN_OK | CCAAS_CCA_F_NONECN_OK |
+			  CCAAS_CCA_F_CONG_CONTROL,
+};
+
+static int __init cca_hpcc_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct cca_hpcc) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(ARRAY_SIZE(cca_hpcc_params) != HP_P_COUNT);
+	BUILD_BUG_ON(HP_P_COUNT > CCAAS_SOCK_PARAMS);
+	return ccaas_cca_register(&cca_hpcc);
+}
+
+static void __exit cca_hpcc_unregister(void)
+{
+	ccaas_cca_unregister(&cca_hpcc);
+}
+
+module_init(cca_hpcc_register);
+module_exit(cca_hpcc_unregister);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ccaas: HPCC-style inflight control from host signals (cca_hpcc)");
+MODULE_ALIAS("tcp_cca_hpcc");
