@@ -125,6 +125,36 @@ static void header_params_override_default(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ccaas_sock_param(sk, CCAAS_SOCK_PARAMS, 9), 9U);
 }
 
+/*
+ * Every schema parameter must fit a socket's header: a longer schema is
+ * refused at registration, so no rule can set a value no socket sees.
+ */
+static void header_schema_longer_than_header_refused(struct kunit *test)
+{
+	static const struct ccaas_param_spec five[CCAAS_SOCK_PARAMS + 1] = {
+		{ .name = "a", .max = 1 }, { .name = "b", .max = 1 },
+		{ .name = "c", .max = 1 }, { .name = "d", .max = 1 },
+		{ .name = "e", .max = 1 },
+	};
+	static struct tcp_congestion_ops ops = {
+		.ssthresh	= tcp_reno_ssthresh,
+		.cong_avoid	= tcp_reno_cong_avoid,
+		.undo_cwnd	= tcp_reno_undo_cwnd,
+		.name		= "kunit_params",
+	};
+	struct ccaas_cca cca = {
+		.ops = &ops, .version = CCAAS_VERSION(0, 0, 1),
+		.features = CCAAS_CCA_F_NONECN_OK,
+		.params = five, .n_params = ARRAY_SIZE(five),
+	};
+
+	KUNIT_EXPECT_EQ(test, ccaas_cca_register(&cca), -EINVAL);
+	KUNIT_EXPECT_NULL(test, ccaas_cca_lookup("kunit_params"));
+	cca.n_params = CCAAS_SOCK_PARAMS;
+	KUNIT_ASSERT_EQ(test, ccaas_cca_register(&cca), 0);
+	ccaas_cca_unregister(&cca);
+}
+
 /* A socket that has sent nothing starts with the rule's window; others keep theirs. */
 static void header_init_cwnd_only_before_data(struct kunit *test)
 {
@@ -149,6 +179,7 @@ static struct kunit_case ccaas_ext_cases[] = {
 #endif
 	KUNIT_CASE(ext_none_without_size),
 	KUNIT_CASE(header_params_override_default),
+	KUNIT_CASE(header_schema_longer_than_header_refused),
 	KUNIT_CASE(header_init_cwnd_only_before_data),
 	{}
 };

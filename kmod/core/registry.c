@@ -11,6 +11,8 @@
 #include <linux/rculist.h>
 #include <linux/string.h>
 
+#include <ccaas/sock.h>
+
 #include "core.h"
 
 static LIST_HEAD(ccaas_registry);
@@ -84,6 +86,13 @@ static int ccaas_cca_check(const struct ccaas_cca *cca)
 		return -EINVAL;
 	/* A CCA must be able to hold at least one kind of socket. */
 	if (!(cca->features & (CCAAS_CCA_F_ECN_OK | CCAAS_CCA_F_NONECN_OK)))
+		return -EINVAL;
+	/*
+	 * Every schema parameter is settable per rule, and a socket's header
+	 * holds CCAAS_SOCK_PARAMS values: a longer schema would accept rule
+	 * values that no socket ever sees.
+	 */
+	if (cca->n_params > CCAAS_SOCK_PARAMS || (cca->n_params && !cca->params))
 		return -EINVAL;
 	return 0;
 }

@@ -1,0 +1,182 @@
+# cca_hpcc on a shaped bottleneck with delay, side by side with in-tree
+# cubic and cca_dctcp:
+#   hpcc_side_by_side      one flow of each CCA, interleaved, twice
+#   hpcc_no_ecn            cca_hpcc connections neither need nor get ECN
+#   hpcc_queue_near_zero   cca_hpcc's RTT stays close to the base RTT T
+#   hpcc_utilization       and its goodput is at least 0.9 * eta * B
+#   hpcc_fair              four cca_hpcc flows share the link fairly
+#   hpcc_get_info_ccalog   ss shows U, W_ref and T; ccalog_rtt carries util
+#                          and ref_cwnd
+#
+# Path: hp_c -- hp_r -- hp_s. The router's link to the server is a
+# 20 Mbit/s HTB class feeding one 300-packet FIFO (fq_codel with one flow
+# queue and CoDel's target out of reach, so it only tail-drops) that marks
+# ECN-capable packets CE once they have queued 2 ms (a DCTCP step
+# threshold). netem adds 20 ms on the ACK path. B, the rule's bw parameter,
+# is the bottleneck's 20 Mbit/s; T is measured (the connection's minimum
+# RTT). cubic does not ask for ECN and fills the FIFO; cca_dctcp asks for it
+# and holds the queue near the marking threshold; cca_hpcc asks for nothing
+# and must hold it near zero from the RTT alone.
+# Results: stdout and $RESULTS/hpcc.txt.
+# vm-timeout: 300
+# vm-alone: yes
+
+HP_RESULTS=$RESULTS/hpcc.txt
+HP_SECS=8
+HP_OMIT=3
+HP_BW=20
+
+load_ccaas tcp_cca_dctcp tcp_cca_hpcc && modprobe sch_htb && modprobe sch_netem &&
+	modprobe sch_fq_codel
+
+say() {
+	# shellcheck disable=SC2059 # the format is the caller's
+	printf "$@" | tee -a "$HP_RESULTS"
+}
+
+verdict() {
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+
+pytrue() {
+	python3 -c "import sys; sys.exit(not ($1))"
+}
+
+py() {
+	python3 -c "print($1)"
+}
+
+# hp_path: the path, the receivers' listener on cca_dctcp (exact CE echo)
+hp_path() {
+	netns_cleanup
+	netns_topo3 hp_c hp_r hp_s &&
+		ip -n hp_c link set dev eth0 gso_max_segs 1 &&
+		tc -n hp_r qdisc add dev eth1 root handle 1: htb default 1 &&
+		tc -n hp_r class add dev eth1 parent 1: classid 1:1 htb rate ${HP_BW}mbit &&
+		tc -n hp_r qdisc add dev eth1 parent 1:1 handle 10: fq_codel flows 1 \
+			limit 300 target 1s interval 10s ce_threshold 2ms ecn &&
+		tc -n hp_r qdisc add dev eth0 root netem delay 20ms limit 10000 &&
+		"$CCACTL" -n hp_s policy set default cca cca_dctcp >/dev/null
+}
+
+# hp_stats JSON: "<Mbit/s> <retransmits> <median srtt, ms> <Jain index>"
+# over the intervals after the omitted start (iperf3 -O)
+hp_stats() {
+	python3 - "$1" <<-'EOF'
+		import json, statistics, sys
+		j = json.load(open(sys.argv[1]))
+		e = j["end"]
+		rtts = [s["rtt"] / 1000 for i in j["intervals"] if not i["sum"].get("omitted")
+		        for s in i["streams"]]
+		x = [s["receiver"]["bits_per_second"] for s in e["streams"]]
+		jain = sum(x) ** 2 / (len(x) * sum(v * v for v in x))
+		print("%.2f" % (e["sum_received"]["bits_per_second"] / 1e6),
+		      e["sum_sent"].get("retransmits", 0), "%.1f" % statistics.median(rtts),
+		      "%.3f" % jain)
+	EOF
+}
+
+# hp_base_rtt: the path's base RTT, ms: the least of 10 pings
+hp_base_rtt() {
+	ns hp_c ping -c 10 -i 0.05 -q "$SERVER_IP" |
+		sed -nE 's|.*= ([0-9.]+)/.*|\1|p'
+}
+
+# hp_run CCA [IPERF3 ARGS]: one transfer under `policy default cca CCA`;
+# sets mbps retrans rtt jain base and ss_out
+hp_run() {
+	local cca=$1 json i
+	shift
+	hp_path || return 1
+	if [ "$cca" = cca_hpcc ]; then
+		"$CCACTL" -n hp_c policy set default cca cca_hpcc param bw=$HP_BW >/dev/null
+	else
+		"$CCACTL" -n hp_c policy set default cca "$cca" >/dev/null
+	fi || return 1
+	base=$(hp_base_rtt)
+	[ -n "$base" ] || { echo "no ping reply"; return 1; }
+	json=$RESULTS/hpcc-$cca.json
+	iperf_server hp_s || return 1
+	iperf_client hp_c "$SERVER_IP" $HP_SECS "$json" -O $HP_OMIT "$@" &
+	ss_out=""
+	for i in $(seq 60); do
+		sleep 0.25
+		ss_out=$(ns hp_c ss -tinoH state established "( dport = :5201 )" | tr -s ' ' |
+			grep 'bytes_acked:[0-9]\{6,\}')
+		[ -z "$ss_out" ] || break
+	done
+	wait $! || { echo "iperf3 failed: $(tail -5 "$json")"; return 1; }
+	read -r mbps retrans rtt jain < <(hp_stats "$json")
+	say '  %-10s %6.2f Mbit/s, median RTT %6.1f ms (base %5.1f), %4d retransmits\n' \
+		"$cca" "$mbps" "$rtt" "$base" "$retrans"
+}
+
+test_hpcc_side_by_side() {
+	local i cca
+	local -A MB RT Q
+	say 'one flow each: %d Mbit/s, 20 ms on the ACK path, 300-packet FIFO, CE above 2 ms for ECN packets, %d s (the first %d s left out)\n' \
+		$HP_BW $((HP_SECS + HP_OMIT)) $HP_OMIT
+	for i in 1 2; do
+		for cca in cubic cca_dctcp cca_hpcc; do
+			hp_run $cca || fail hpcc_side_by_side "$cca run $i failed" || return 1
+			MB[$cca]="${MB[$cca]} $mbps" RT[$cca]="${RT[$cca]} $rtt"
+			Q[$cca]="${Q[$cca]} $(py "max(0, $rtt - $base)")"
+			[ $cca = cca_hpcc ] && hp_ss=$ss_out
+		done
+	done
+	pass hpcc_side_by_side
+	for cca in cubic cca_dctcp cca_hpcc; do
+		say '  %-10s Mbit/s:%s  queueing (median RTT - base, ms):%s\n' "$cca" "${MB[$cca]}" "${Q[$cca]}"
+	done
+	verdict hpcc_no_ecn "ss: $hp_ss" eval \
+		'echo "$hp_ss" | grep -q " cca_hpcc " && ! echo "$hp_ss" | grep -qw ecn'
+	# The lower of the two runs, against the link's 20 Mbit/s.
+	# Calibration: ... Margin: ...
+	verdict hpcc_queue_near_zero "queueing${Q[cca_hpcc]} ms vs cubic${Q[cubic]}" \
+		pytrue "min(${Q[cca_hpcc]// /,}) <= 5 and 4 * min(${Q[cca_hpcc]// /,}) <= min(${Q[cubic]// /,})"
+	verdict hpcc_utilization "goodput${MB[cca_hpcc]} Mbit/s, 0.9 * 0.95 * $HP_BW wanted" \
+		pytrue "max(${MB[cca_hpcc]// /,}) >= 0.9 * 0.95 * $HP_BW"
+}
+
+test_hpcc_fair() {
+	hp_run cca_hpcc -P 4 || fail hpcc_fair "four-flow run failed" || return 1
+	say '  four cca_hpcc flows: %.2f Mbit/s in all, Jain index %s, median RTT %.1f ms (base %.1f)\n' \
+		"$mbps" "$jain" "$rtt" "$base"
+	# Calibration: ... Margin: ...
+	verdict hpcc_fair "Jain $jain, $mbps Mbit/s" \
+		pytrue "$jain >= 0.95 and $mbps >= 0.9 * 0.95 * $HP_BW"
+}
+
+test_hpcc_get_info_ccalog() {
+	local dir=$RESULTS/hpcc-ccalog c rep
+	mkdir -p "$dir"
+	hp_path && "$CCACTL" -n hp_c policy set default cca cca_hpcc param bw=$HP_BW >/dev/null &&
+		"$CCACTL" -n hp_c log add all >/dev/null || { fail hpcc_get_info_ccalog "setup failed"; return 1; }
+	iperf_server hp_s || { fail hpcc_get_info_ccalog "no server"; return 1; }
+	trace-cmd record -q -e ccalog:ccalog_rtt -o "$dir/trace.dat" sleep 5 >/dev/null 2>&1 &
+	rep=$!
+	sleep 1
+	iperf_client hp_c "$SERVER_IP" 3 "$dir/iperf.json" &
+	sleep 2.5
+	c=$(ns hp_c ss -tinoH state established "( dport = :5201 )" | tr -s ' ' | grep 'bytes_acked:[0-9]\{5,\}')
+	wait
+	trace-cmd report -i "$dir/trace.dat" >"$dir/report.txt" 2>/dev/null
+	# ss: dctcp:(ce_state:STAGE,alpha:U,ab_ecn:W_REF bytes,ab_tot:T us), T
+	# within a few ms of the path's 20 ms.
+	verdict hpcc_get_info_ccalog "ss: $c; $(grep -c cca=cca_hpcc "$dir/report.txt") ccalog_rtt events" python3 - "$c" "$dir/report.txt" <<-'EOF'
+		import re, sys
+		m = re.search(r"dctcp:\(ce_state:(\d+),alpha:(\d+),ab_ecn:(\d+),ab_tot:(\d+)\)", sys.argv[1])
+		assert m, "no dctcp info"
+		stage, u, wref, t = map(int, m.groups())
+		assert 19000 <= t <= 40000, t
+		assert 0 < u < 64 * 1024 and wref > 0, (u, wref)
+		ev = [l for l in open(sys.argv[2]) if "cca=cca_hpcc" in l]
+		assert len(ev) >= 10, len(ev)
+		f = [dict(re.findall(r"(\w+)=(\S+)", l)) for l in ev]
+		assert all(0 < int(x["util"]) < 4294967295 and int(x["ref_cwnd"]) > 0 and
+		           19000 <= int(x["target_us"]) <= 40000 for x in f[-5:]), f[-5:]
+	EOF
+}
+
