@@ -30,7 +30,7 @@
  *
  * Per ACK (cong_control, with the stack's fresh rate sample):
  *
- *	tau = min(time since the previous sample, T)
+ *	tau = min(time since the previous sample, T / 8)
  *	U   = (1 - tau / T) * U + (tau / T) * u		EWMA over one T
  *	if U >= eta or stage >= max_stage:
  *		W = W_ref * eta / U + W_AI		(multiplicative)
@@ -48,8 +48,15 @@
  *  - A multiplicative step grows the window at most 2x (eta / U capped):
  *    the rebuilt u undercounts the link's load by the other flows' rate,
  *    and an uncapped eta / U would multiply the window by about N at once.
- *  - An app-limited sample never raises the window: it measures demand,
- *    not the path.
+ *  - A sample weighs at most T / 8 in U (tau capped at T / 8, not T): the
+ *    RTT a host measures carries its own delays (a delayed ACK, a stalled
+ *    CPU, interrupt moderation) that INT does not, and one late sample
+ *    after a pause must not stand for a whole round trip of telemetry.
+ *    About eight samples per T are enough to follow the path within one
+ *    round trip.
+ *  - The window never rises while the application or the peer, not the
+ *    window, limits sending (an app-limited sample, or not cwnd-limited):
+ *    such samples measure demand, not the path.
  *  - Losses exist (HPCC runs on lossless fabrics): entering fast recovery,
  *    or the stack's call of ssthresh() without CE marks to explain it
  *    (local congestion, tcp_enter_cwr() after the host's own qdisc or a
@@ -70,7 +77,8 @@
  * init_cwnd knob, then a route's initcwnd, take precedence. A migrated
  * connection starts from its current window as the reference.
  *
- * Fixed point: U and eta in 1/1024 (HP_ONE), windows in 1/1024 packet.
+ * Fixed point: U and eta in 1/65536 (HP_ONE; get_info and ccalog show U
+ * in 1/1024), windows in 1/1024 packet.
  * Per ACK: two 64-bit divisions (the rate term, W_ref * eta / U); the
  * divisions by T are multiplications by a reciprocal computed once per
  * round, with the pacing unit and W_AI in packets.
@@ -145,9 +153,13 @@ MODULE_PARM_DESC(pacing_gain, "pacing gain, percent of W / T [100..200]");
 
 /* --- Constants --------------------------------------------------------- */
 
-/* U and eta: 1/1024 (HP_ONE = a link exactly full). */
-#define HP_SHIFT		10
+/*
+ * U and eta: 1/65536 (HP_ONE = a link exactly full), fine enough that an
+ * EWMA step of a few units still moves it; shown in 1/1024 (HP_SHOW_SHIFT).
+ */
+#define HP_SHIFT		16
 #define HP_ONE			(1U << HP_SHIFT)
+#define HP_SHOW_SHIFT		(HP_SHIFT - 10)
 /* Windows: 1/1024 packet, so a W_AI below one packet still counts. */
 #define HP_W_SHIFT		10
 /* Largest window, packets: keeps W in u32 at its scale. */
@@ -156,6 +168,11 @@ MODULE_PARM_DESC(pacing_gain, "pacing gain, percent of W / T [100..200]");
 #define HP_MIN_CWND		2U
 /* u is capped at 64 (a queue of 63 T): keeps U * T in 64 bits. */
 #define HP_U_MAX		(64U << HP_SHIFT)
+/*
+ * A sample weighs at most T >> 3 (an eighth of T) in U, however long ago
+ * the previous one came: see the top.
+ */
+#define HP_TAU_SHIFT		3
 /* A multiplicative step at most doubles W (eta / U capped at 2). */
 #define HP_MI_MAX		2U
 /* Loss: W * 717 / 1024 = 0.7 W, as Cubic's beta. */
@@ -169,7 +186,7 @@ MODULE_PARM_DESC(pacing_gain, "pacing gain, percent of W / T [100..200]");
 /* Indexes of cca_hpcc_params[], the per-rule overrides. */
 enum { HP_P_BW, HP_P_BASE_RTT, HP_P_ETA, HP_P_W_AI, HP_P_COUNT };
 
-/* 88 bytes of the 104 (BUILD_BUG_ON below). */
+/* 92 bytes of the 104 (BUILD_BUG_ON below). */
 struct cca_hpcc {
 	struct ccaas_sock core;		/* the core's header: rule's knobs */
 	struct ccaas_round round;	/* the reference window's period */
@@ -182,7 +199,7 @@ struct cca_hpcc {
 	u32 unit;			/* pacing: mss per T, bytes/s */
 	u32 w_ai;			/* W_AI, 1/1024 packet */
 	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
-	u16 eta;			/* 1/1024 */
+	u32 eta;			/* HP_ONE = 100 % */
 	u8 stage;			/* additive rounds since a step */
 	u8 prev_ca_state:3,		/* icsk_ca_state at the last ACK */
 	   ce_state:1,			/* receiver: last data packet had CE */
@@ -202,7 +219,7 @@ static u32 hp_base_rtt(const struct sock *sk)
 	return clamp(t, HP_T_MIN_US, HP_T_MAX_US);
 }
 
-/* @x / T by the round's reciprocal, for @x * inv_t below 2^64. */
+/* @x / T by the round's reciprocal, for @x below 2^32 * T. */
 static u32 hp_div_t(const struct cca_hpcc *ca, u64 x)
 {
 	return (x * ca->inv_t) >> 32;
@@ -255,19 +272,25 @@ static void hp_util_update(struct sock *sk, struct cca_hpcc *ca,
 			   const struct rate_sample *rs)
 {
 	u32 now = tcp_sk(sk)->tcp_mstamp;
-	u32 tau = min(now - ca->last_us, ca->t_us);
+	u32 tau = min(now - ca->last_us, ca->t_us >> HP_TAU_SHIFT);
 	u32 u = hp_util_sample(sk, ca, rs);
+	u32 util = ca->util;
 
 	ca->last_us = now;
-	WRITE_ONCE(ca->util, hp_div_t(ca, (u64)ca->util * (ca->t_us - tau) +
-				      (u64)u * tau));
+	/* U += (u - U) * tau / T; tau * inv_t <= 2^32 / 8 keeps it in 64 bits */
+	if (u >= util)
+		util += hp_div_t(ca, (u64)(u - util) * tau);
+	else
+		util -= hp_div_t(ca, (u64)(util - u) * tau);
+	WRITE_ONCE(ca->util, util);
 }
 
 /*
  * The window from U against the reference; at a round's end (@update)
- * the reference follows. An app-limited sample does not raise it.
+ * the reference follows. Unless @may_grow (the window, not the
+ * application, limits sending), it does not rise.
  */
-static void hp_window(struct sock *sk, struct cca_hpcc *ca, bool app_limited,
+static void hp_window(struct sock *sk, struct cca_hpcc *ca, bool may_grow,
 		      bool update)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
@@ -285,7 +308,7 @@ static void hp_window(struct sock *sk, struct cca_hpcc *ca, bool app_limited,
 
 	max_w = min(tp->snd_cwnd_clamp, HP_W_MAX_PKTS) << HP_W_SHIFT;
 	w = clamp_t(u64, w, HP_MIN_CWND << HP_W_SHIFT, max_w);
-	if (app_limited && w > ca->w_ref) {
+	if (!may_grow && w > ca->w_ref) {
 		ca->w = max(ca->w_ref, HP_MIN_CWND << HP_W_SHIFT);
 		return;
 	}
@@ -311,7 +334,8 @@ static void hp_round_end(struct sock *sk, struct cca_hpcc *ca)
 {
 	if (ccaas_logged(sk))
 		ccaas_log_rtt_util(sk, &ca->round, CCAAS_LOG_NO_ALPHA, ca->t_us,
-				   ca->stage, ca->util, ca->w_ref >> HP_W_SHIFT);
+				   ca->stage, ca->util >> HP_SHOW_SHIFT,
+				   ca->w_ref >> HP_W_SHIFT);
 	ccaas_round_start(&ca->round, tcp_sk(sk));
 	hp_round_setup(sk, ca);
 }
@@ -335,7 +359,8 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	} else if (ca_state != TCP_CA_Recovery && ca->t_us) {
 		if (rs->rtt_us > 0 && rs->delivered > 0 && rs->interval_us > 0)
 			hp_util_update(sk, ca, rs);
-		hp_window(sk, ca, rs->is_app_limited, round_end);
+		hp_window(sk, ca, !rs->is_app_limited && tcp_is_cwnd_limited(sk),
+			  round_end);
 	}
 	ca->prev_ca_state = ca_state;
 	ca->reduce = 0;
@@ -456,7 +481,7 @@ static size_t cca_hpcc_get_info(struct sock *sk, u32 ext, int *attr,
 	if (!ccaas_info_wanted(ext))
 		return 0;
 	return ccaas_info_dctcp(info, attr, true, READ_ONCE(ca->stage),
-				READ_ONCE(ca->util),
+				READ_ONCE(ca->util) >> HP_SHOW_SHIFT,
 				(READ_ONCE(ca->w_ref) >> HP_W_SHIFT) * tp->mss_cache,
 				READ_ONCE(ca->t_us));
 }

@@ -97,7 +97,7 @@ dkms_build() {
 		return
 	fi
 	"${run[@]}" dkms build "ccaas/$ver" -k "$kver" >> "$out" 2>&1 || st=1
-	for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion; do
+	for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion tcp_cca_hpcc; do
 		ko=""
 		for f in "$r/var/lib/dkms/ccaas/$ver/$kver/x86_64/module/$m.ko"*; do
 			[ -f "$f" ] && ko=$f && break

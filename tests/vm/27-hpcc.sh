@@ -78,16 +78,24 @@ hp_stats() {
 	EOF
 }
 
-# hp_base_rtt: the path's base RTT, ms: the least of 10 pings
-hp_base_rtt() {
-	ns hp_c ping -c 10 -i 0.05 -q "$SERVER_IP" |
-		sed -nE 's|.*= ([0-9.]+)/.*|\1|p'
+# hp_ss: the client's data connection (the line with its TCP info), once
+# it has carried 100 kB
+hp_ss() {
+	local i out
+	for i in $(seq 60); do
+		out=$(ns hp_c ss -tinoH state established "( dport = :5201 )" | tr -s ' ' |
+			grep 'bytes_acked:[0-9]\{6,\}')
+		[ -z "$out" ] || { echo "$out"; return 0; }
+		sleep 0.25
+	done
+	return 1
 }
 
 # hp_run CCA [IPERF3 ARGS]: one transfer under `policy default cca CCA`;
-# sets mbps retrans rtt jain base and ss_out
+# sets mbps retrans rtt jain, ss_out, and base: the connection's minimum
+# RTT (ms), read when it has carried 100 kB, before cubic fills the queue
 hp_run() {
-	local cca=$1 json i
+	local cca=$1 json
 	shift
 	hp_path || return 1
 	if [ "$cca" = cca_hpcc ]; then
@@ -95,19 +103,13 @@ hp_run() {
 	else
 		"$CCACTL" -n hp_c policy set default cca "$cca" >/dev/null
 	fi || return 1
-	base=$(hp_base_rtt)
-	[ -n "$base" ] || { echo "no ping reply"; return 1; }
 	json=$RESULTS/hpcc-$cca.json
 	iperf_server hp_s || return 1
 	iperf_client hp_c "$SERVER_IP" $HP_SECS "$json" -O $HP_OMIT "$@" &
-	ss_out=""
-	for i in $(seq 60); do
-		sleep 0.25
-		ss_out=$(ns hp_c ss -tinoH state established "( dport = :5201 )" | tr -s ' ' |
-			grep 'bytes_acked:[0-9]\{6,\}')
-		[ -z "$ss_out" ] || break
-	done
+	ss_out=$(hp_ss | head -n 1)
+	base=$(echo "$ss_out" | sed -nE 's/.* minrtt:([0-9.]+).*/\1/p')
 	wait $! || { echo "iperf3 failed: $(tail -5 "$json")"; return 1; }
+	[ -n "$base" ] || { echo "no minrtt in: $ss_out"; return 1; }
 	read -r mbps retrans rtt jain < <(hp_stats "$json")
 	say '  %-10s %6.2f Mbit/s, median RTT %6.1f ms (base %5.1f), %4d retransmits\n' \
 		"$cca" "$mbps" "$rtt" "$base" "$retrans"
@@ -115,29 +117,28 @@ hp_run() {
 
 test_hpcc_side_by_side() {
 	local i cca
-	local -A MB RT Q
+	local -A MB Q
 	say 'one flow each: %d Mbit/s, 20 ms on the ACK path, 300-packet FIFO, CE above 2 ms for ECN packets, %d s (the first %d s left out)\n' \
 		$HP_BW $((HP_SECS + HP_OMIT)) $HP_OMIT
 	for i in 1 2; do
 		for cca in cubic cca_dctcp cca_hpcc; do
 			hp_run $cca || fail hpcc_side_by_side "$cca run $i failed" || return 1
-			MB[$cca]="${MB[$cca]} $mbps" RT[$cca]="${RT[$cca]} $rtt"
-			Q[$cca]="${Q[$cca]} $(py "max(0, $rtt - $base)")"
-			[ $cca = cca_hpcc ] && hp_ss=$ss_out
+			MB[$cca]+="$mbps," Q[$cca]+="$(py "round(max(0, $rtt - $base), 1)"),"
+			[ $cca = cca_hpcc ] && hpcc_ss=$ss_out
 		done
 	done
 	pass hpcc_side_by_side
 	for cca in cubic cca_dctcp cca_hpcc; do
-		say '  %-10s Mbit/s:%s  queueing (median RTT - base, ms):%s\n' "$cca" "${MB[$cca]}" "${Q[$cca]}"
+		say '  %-10s Mbit/s: %s  queueing (median RTT - base, ms): %s\n' "$cca" "${MB[$cca]}" "${Q[$cca]}"
 	done
-	verdict hpcc_no_ecn "ss: $hp_ss" eval \
-		'echo "$hp_ss" | grep -q " cca_hpcc " && ! echo "$hp_ss" | grep -qw ecn'
+	verdict hpcc_no_ecn "ss: $hpcc_ss" eval \
+		'echo "$hpcc_ss" | grep -q " cca_hpcc " && ! echo "$hpcc_ss" | grep -qw ecn'
 	# The lower of the two runs, against the link's 20 Mbit/s.
 	# Calibration: ... Margin: ...
-	verdict hpcc_queue_near_zero "queueing${Q[cca_hpcc]} ms vs cubic${Q[cubic]}" \
-		pytrue "min(${Q[cca_hpcc]// /,}) <= 5 and 4 * min(${Q[cca_hpcc]// /,}) <= min(${Q[cubic]// /,})"
-	verdict hpcc_utilization "goodput${MB[cca_hpcc]} Mbit/s, 0.9 * 0.95 * $HP_BW wanted" \
-		pytrue "max(${MB[cca_hpcc]// /,}) >= 0.9 * 0.95 * $HP_BW"
+	verdict hpcc_queue_near_zero "queueing ${Q[cca_hpcc]} ms vs cubic ${Q[cubic]}" \
+		pytrue "min(${Q[cca_hpcc]}) <= 5 and 4 * min(${Q[cca_hpcc]}) <= min(${Q[cubic]})"
+	verdict hpcc_utilization "goodput ${MB[cca_hpcc]} Mbit/s, 0.9 * 0.95 * $HP_BW wanted" \
+		pytrue "max(${MB[cca_hpcc]}) >= 0.9 * 0.95 * $HP_BW"
 }
 
 test_hpcc_fair() {
@@ -159,8 +160,8 @@ test_hpcc_get_info_ccalog() {
 	rep=$!
 	sleep 1
 	iperf_client hp_c "$SERVER_IP" 3 "$dir/iperf.json" &
-	sleep 2.5
-	c=$(ns hp_c ss -tinoH state established "( dport = :5201 )" | tr -s ' ' | grep 'bytes_acked:[0-9]\{5,\}')
+	sleep 2
+	c=$(hp_ss | head -n 1)
 	wait
 	trace-cmd report -i "$dir/trace.dat" >"$dir/report.txt" 2>/dev/null
 	# ss: dctcp:(ce_state:STAGE,alpha:U,ab_ecn:W_REF bytes,ab_tot:T us), T
@@ -179,4 +180,3 @@ test_hpcc_get_info_ccalog() {
 		           19000 <= int(x["target_us"]) <= 40000 for x in f[-5:]), f[-5:]
 	EOF
 }
-
