@@ -20,6 +20,7 @@
 # Results: stdout and $RESULTS/hpcc.txt.
 # vm-timeout: 300
 # vm-alone: yes
+# vm-lines: newest
 
 HP_RESULTS=$RESULTS/hpcc.txt
 HP_SECS=8
@@ -136,9 +137,9 @@ test_hpcc_side_by_side() {
 	# The lower of the two runs, against the link's 20 Mbit/s.
 	# Calibration: ... Margin: ...
 	verdict hpcc_queue_near_zero "queueing ${Q[cca_hpcc]} ms vs cubic ${Q[cubic]}" \
-		pytrue "min(${Q[cca_hpcc]}) <= 5 and 4 * min(${Q[cca_hpcc]}) <= min(${Q[cubic]})"
+		pytrue "min([${Q[cca_hpcc]}]) <= 5 and 4 * min([${Q[cca_hpcc]}]) <= min([${Q[cubic]}])"
 	verdict hpcc_utilization "goodput ${MB[cca_hpcc]} Mbit/s, 0.9 * 0.95 * $HP_BW wanted" \
-		pytrue "max(${MB[cca_hpcc]}) >= 0.9 * 0.95 * $HP_BW"
+		pytrue "max([${MB[cca_hpcc]}]) >= 0.9 * 0.95 * $HP_BW"
 }
 
 test_hpcc_fair() {
