@@ -15,7 +15,7 @@
 #     `# vm-alone: yes` (compares CCAs: not beside other guests),
 #     `# vm-debug: yes|only` (also, or only, on the sanitizer kernel),
 #     `# vm-debug-skip: NAME...` (tests left off the sanitizer kernel),
-#     `# vm-lines: newest|spare` (one Debian line only),
+#     `# vm-lines: newest|oldest|spare` (one Debian line only),
 #     `# vm-requires: CCAAS_HAVE_X` (a probe result of the headers),
 #     `# vm-manual: yes` (only when named), `# vm-ansible: yes` (the
 #     Ansible controller on the host, tests/vm/lib/ansible-controller.sh).

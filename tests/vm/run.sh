@@ -93,6 +93,10 @@ select_files() {
 		if grep -qE '^# vm-lines: *newest' "$f" && [ "$1" != "$newest" ]; then
 			continue
 		fi
+		# `# vm-lines: oldest`: likewise, on the oldest
+		if grep -qE '^# vm-lines: *oldest' "$f" && [ "$1" != "$oldest" ]; then
+			continue
+		fi
 		# `# vm-lines: spare`: likewise, on the line whose lane has
 		# room: the stock kernel of DEBUG_LINE, whose `vm-debug: yes`
 		# files the sanitizer kernel takes (else the newest)
@@ -131,6 +135,10 @@ select_files() {
 # The newest Debian kernel of the run, for `# vm-lines: newest`.
 newest=$(for k in $kvers; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
 	sort -V | tail -n 1)
+
+# The oldest, for `# vm-lines: oldest`.
+oldest=$(for k in $kvers; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
+	sort -V | head -n 1)
 
 # The Debian kernel of DEBUG_LINE if the run has it, for `# vm-lines: spare`.
 spare=$newest
