@@ -200,9 +200,9 @@ static u32 w_ref_of(struct kunit *test, struct hp_fixture *f)
 }
 
 #define EXPECT_NEAR(test, a, b, tol) do {				\
-	s64 __a = (a), __b = (b);					\
-	KUNIT_EXPECT_LE_MSG(test, abs(__a - __b), (s64)(tol),		\
-			    "%s = %lld, expected %lld +- %d", #a, __a, __b, (tol)); \
+	s64 __a = (a), __b = (b), __t = (tol);				\
+	KUNIT_EXPECT_LE_MSG(test, abs(__a - __b), __t,			\
+			    "%s = %lld, expected %lld +- %lld", #a, __a, __b, __t); \
 } while (0)
 
 /* ----------------------------------------------------------------------- */

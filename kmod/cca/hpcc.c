@@ -158,7 +158,7 @@ MODULE_PARM_DESC(pacing_gain, "pacing gain, percent of W / T [100..200]");
  * EWMA step of a few units still moves it; shown in 1/1024 (HP_SHOW_SHIFT).
  */
 #define HP_SHIFT		16
-#define HP_ONE			(1U << HP_SHIFT)
+#define HP_ONE			BIT(HP_SHIFT)
 #define HP_SHOW_SHIFT		(HP_SHIFT - 10)
 /* Windows: 1/1024 packet, so a W_AI below one packet still counts. */
 #define HP_W_SHIFT		10
