@@ -173,6 +173,16 @@ static void round_u(struct hp_fixture *f, u32 rtt_us, u32 rate_pkts)
 	ack_u(f, prev, rtt_us, rate_pkts);
 }
 
+/*
+ * Two rounds at (rtt_us, rate_pkts): the standing RTT (the least of this
+ * round and the last) is then rtt_us, and U is their u.
+ */
+static void settle(struct hp_fixture *f, u32 rtt_us, u32 rate_pkts)
+{
+	round_u(f, rtt_us, rate_pkts);
+	round_u(f, rtt_us, rate_pkts);
+}
+
 static struct tcp_dctcp_info info_of(struct kunit *test, struct hp_fixture *f)
 {
 	union tcp_cc_info info;
@@ -263,26 +273,56 @@ static void hp_util_is_queue_plus_rate(struct kunit *test)
 {
 	struct hp_fixture *f = test->priv;
 
+	set_param(test, f, "w_ai", 0);
 	start(f, 100);
 	/* No queue, half of B. */
-	ack_u(f, 1, HT_T_US, 500);
+	settle(f, HT_T_US, 500);
 	EXPECT_NEAR(test, util_of(test, f), HT_ONE / 2, 2);
-	/* Half a T of queue, no rate. */
-	ack_u(f, 1, HT_T_US * 3 / 2, 0);
-	/* rate 0 is no valid sample (delivered 0): U unchanged */
-	EXPECT_NEAR(test, util_of(test, f), HT_ONE / 2, 2);
-	ack_u(f, 1, HT_T_US * 3 / 2, 1);
+	/* Half a T of queue, nearly no rate. */
+	settle(f, HT_T_US * 3 / 2, 1);
 	EXPECT_NEAR(test, util_of(test, f), HT_ONE / 2 + 1, 2);
 	/* One T of queue and all of B: u = 2. */
-	ack_u(f, 1, 2 * HT_T_US, HT_BDP);
+	settle(f, 2 * HT_T_US, HT_BDP);
 	EXPECT_NEAR(test, util_of(test, f), 2 * HT_ONE, 2);
 	/* An RTT below T is no negative queue. */
-	ack_u(f, 1, HT_T_US / 2, 250);
+	settle(f, HT_T_US / 2, 250);
 	EXPECT_NEAR(test, util_of(test, f), HT_ONE / 4, 2);
 	/* u is capped at 64 (a queue of 63 T and more). */
-	ack_u(f, 1, 1000 * HT_T_US, HT_BDP);
-	ack_u(f, 1, 1000 * HT_T_US, HT_BDP);
+	settle(f, 1000 * HT_T_US, HT_BDP);
+	settle(f, 1000 * HT_T_US, HT_BDP);
 	EXPECT_NEAR(test, util_of(test, f), 64 * HT_ONE, 2);
+}
+
+/*
+ * The queue term follows the standing RTT: a late sample (a delayed ACK,
+ * a stalled host) does not count as queue while the round and the last
+ * had shorter ones; a queue standing for a whole round does.
+ */
+static void hp_queue_is_the_standing_rtt(struct kunit *test)
+{
+	struct hp_fixture *f = test->priv;
+	int i;
+
+	set_param(test, f, "w_ai", 0);
+	start(f, 100);
+	settle(f, HT_T_US, 500);			/* U = 0.5 */
+	/* A few samples of 2 T among ones of T: still U = 0.5. */
+	send(f, 100);
+	for (i = 0; i < 16; i++)
+		ack_full(f, 0, HT_T_US / 8, i % 4 ? HT_T_US : 2 * HT_T_US,
+			 500, 0, false);
+	EXPECT_NEAR(test, util_of(test, f), HT_ONE / 2, 2);
+	/*
+	 * 1.5 T from now on: the queue counts once the round of those samples
+	 * and the next are over (settle), U = 1.
+	 */
+	round_u(f, HT_T_US * 3 / 2, 500);
+	EXPECT_NEAR(test, util_of(test, f), HT_ONE / 2, 2);
+	settle(f, HT_T_US * 3 / 2, 500);
+	EXPECT_NEAR(test, util_of(test, f), HT_ONE, 2);
+	/* It drains: the first shorter sample lowers U at once. */
+	ack_u(f, 0, HT_T_US, 500);
+	EXPECT_NEAR(test, util_of(test, f), HT_ONE / 2, 2);
 }
 
 /* U = (1 - tau / T) U + (tau / T) u, tau capped at T / 8. */
@@ -396,7 +436,7 @@ static void hp_app_limited_does_not_grow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stage_of(test, f), 0U);
 	/* but a high U still cuts it */
 	send(f, 100);
-	ack_conv(f, 100, 2 * HT_T_US, HT_BDP, true);
+	ack_conv(f, 100, HT_T_US, 2 * HT_BDP, true);	/* U = 2 */
 	EXPECT_NEAR(test, tcp_snd_cwnd(f->tp), 48, 1);
 	/* Not cwnd-limited: no growth either. */
 	hp_fixture_reset(test, f);
@@ -529,6 +569,7 @@ static struct kunit_case cca_hpcc_cases[] = {
 	KUNIT_CASE(hp_registers_cong_control_without_ecn),
 	KUNIT_CASE(hp_initial_window_is_b_times_t),
 	KUNIT_CASE(hp_util_is_queue_plus_rate),
+	KUNIT_CASE(hp_queue_is_the_standing_rtt),
 	KUNIT_CASE(hp_util_ewma_weighs_by_tau),
 	KUNIT_CASE(hp_multiplicative_above_eta),
 	KUNIT_CASE(hp_stages_then_multiplicative_increase),

@@ -15,8 +15,8 @@
  * so that queues stay near zero.
  *
  * Hosts have no INT. Two terms can be rebuilt from what TCP measures:
- * the queue a packet waited in, in units of T, is what its RTT exceeds T
- * by, and the link's transmit rate is at least this flow's delivery rate:
+ * the standing queue, in units of T, is what the RTT exceeds T by, and the
+ * link's transmit rate is at least this flow's delivery rate:
  *
  *	u = (rtt - T) / T + delivery_rate / B
  *
@@ -48,6 +48,12 @@
  *  - A multiplicative step grows the window at most 2x (eta / U capped):
  *    the rebuilt u undercounts the link's load by the other flows' rate,
  *    and an uncapped eta / U would multiply the window by about N at once.
+ *  - The queue term uses the standing RTT, the least sample of the
+ *    current and the previous round (as Copa's standing RTT), not each
+ *    sample: a host's RTT samples carry positive noise (ACK and softirq
+ *    delays, interrupt moderation) whose mean would count as queue and
+ *    hold the rate below eta * B. A standing queue raises the minimum too,
+ *    at most a round later; a draining one lowers it at once.
  *  - A sample weighs at most T / 8 in U (tau capped at T / 8, not T): the
  *    RTT a host measures carries its own delays (a delayed ACK, a stalled
  *    CPU, interrupt moderation) that INT does not, and one late sample
@@ -186,7 +192,7 @@ MODULE_PARM_DESC(pacing_gain, "pacing gain, percent of W / T [100..200]");
 /* Indexes of cca_hpcc_params[], the per-rule overrides. */
 enum { HP_P_BW, HP_P_BASE_RTT, HP_P_ETA, HP_P_W_AI, HP_P_COUNT };
 
-/* 92 bytes of the 104 (BUILD_BUG_ON below). */
+/* 100 bytes of the 104 (BUILD_BUG_ON below). */
 struct cca_hpcc {
 	struct ccaas_sock core;		/* the core's header: rule's knobs */
 	struct ccaas_round round;	/* the reference window's period */
@@ -198,6 +204,8 @@ struct cca_hpcc {
 	u32 inv_t;			/* 2^32 / T */
 	u32 unit;			/* pacing: mss per T, bytes/s */
 	u32 w_ai;			/* W_AI, 1/1024 packet */
+	u32 rtt_cur_us;			/* least RTT sample of this round */
+	u32 rtt_prev_us;		/* and of the round before */
 	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
 	u32 eta;			/* HP_ONE = 100 % */
 	u8 stage;			/* additive rounds since a step */
@@ -254,7 +262,7 @@ static u32 hp_util_sample(const struct sock *sk, const struct cca_hpcc *ca,
 			  const struct rate_sample *rs)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 t = ca->t_us, rtt = rs->rtt_us, q = 0, r;
+	u32 t = ca->t_us, rtt = min(ca->rtt_cur_us, ca->rtt_prev_us), q = 0, r;
 	u64 bits;
 
 	if (rtt > t)
@@ -273,8 +281,11 @@ static void hp_util_update(struct sock *sk, struct cca_hpcc *ca,
 {
 	u32 now = tcp_sk(sk)->tcp_mstamp;
 	u32 tau = min(now - ca->last_us, ca->t_us >> HP_TAU_SHIFT);
-	u32 u = hp_util_sample(sk, ca, rs);
-	u32 util = ca->util;
+	u32 util = ca->util, u;
+
+	/* The standing RTT: the least sample of this round and the last. */
+	ca->rtt_cur_us = min_t(u32, ca->rtt_cur_us, rs->rtt_us);
+	u = hp_util_sample(sk, ca, rs);
 
 	ca->last_us = now;
 	/* U += (u - U) * tau / T; tau * inv_t <= 2^32 / 8 keeps it in 64 bits */
@@ -338,6 +349,8 @@ static void hp_round_end(struct sock *sk, struct cca_hpcc *ca)
 				   ca->w_ref >> HP_W_SHIFT);
 	ccaas_round_start(&ca->round, tcp_sk(sk));
 	hp_round_setup(sk, ca);
+	ca->rtt_prev_us = ca->rtt_cur_us;
+	ca->rtt_cur_us = U32_MAX;
 }
 
 static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
@@ -457,6 +470,8 @@ static void cca_hpcc_init(struct sock *sk)
 	ca->util = 0;
 	ca->stage = 0;
 	ca->last_us = tp->tcp_mstamp;
+	ca->rtt_cur_us = U32_MAX;
+	ca->rtt_prev_us = U32_MAX;
 	ca->prior_rcv_nxt = tp->rcv_nxt;
 	ca->ce_state = 0;
 	ca->reduce = 0;
