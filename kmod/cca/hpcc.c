@@ -60,18 +60,30 @@
  *    after a pause must not stand for a whole round trip of telemetry.
  *    About eight samples per T are enough to follow the path within one
  *    round trip.
- *  - The window never rises while the application or the peer, not the
- *    window, limits sending (an app-limited sample, or not cwnd-limited):
- *    such samples measure demand, not the path.
+ *  - The window never rises on an app-limited sample (the application,
+ *    not the window, limited sending): it measures demand, not the path.
  *  - Losses exist (HPCC runs on lossless fabrics): entering fast recovery,
- *    or the stack's call of ssthresh() without CE marks to explain it
+ *    or the stack's call of ssthresh() with no CE delivered to explain it
  *    (local congestion, tcp_enter_cwr() after the host's own qdisc or a
  *    cgroup program refused a packet; or a loss a tail loss probe found),
- *    cuts W and W_ref to 0.7 W and restarts the stages; W then holds
- *    until fast recovery ends. A retransmission timeout halves them.
+ *    cuts W and W_ref to 0.7 W and restarts the stages. In fast recovery
+ *    cwnd comes down to W by packet conservation (one packet out per ACK
+ *    while the flight is above W, the fast retransmit first), and W holds
+ *    until recovery ends. A retransmission timeout halves W and W_ref;
+ *    while the stack recovers from it, cwnd slow-starts from the stack's
+ *    one packet back up to W.
  *  - CE marks (ECE from the peer) are not a signal: the queue they report
- *    is already in the RTT. ECN is neither needed nor refused; a receiver
- *    on this CCA echoes CE exactly, as DCTCP peers expect.
+ *    is already in the RTT. ECN is neither needed nor refused. Without
+ *    TCP_CONG_NEEDS_ECN the stack sends no CE events to the CCA, so as a
+ *    receiver on an ECN connection this is a plain RFC 3168 receiver (ECE
+ *    latched until CWR), which a DCTCP sender reads as heavy marking.
+ *  - U and W are kept over idle periods; the stack's idle restart and
+ *    application-limited window reductions are undone by the next ACK,
+ *    and pacing at W / T spreads what follows.
+ *  - With T the connection's own minimum RTT (base_rtt 0), a flow's share
+ *    grows with its T; a common base_rtt (the longest base RTT of the
+ *    flows that meet at the bottleneck) makes shares equal, as HPCC's
+ *    network-wide T does.
  *
  * Pacing at W / T (pacing_gain 100 %), as HPCC: the window's worth per
  * base RTT, so a full window never bursts into the queue it is meant to
@@ -79,12 +91,13 @@
  * (cong_control bypasses the stack's own pacing-rate update).
  *
  * Initial window: B * T, HPCC's line-rate start (HPCC sends at B from the
- * first packet), once T is known from the handshake; the policy rule's
- * init_cwnd knob, then a route's initcwnd, take precedence. A migrated
+ * first packet), once T is known from the handshake and if the rule sets
+ * B; the policy rule's init_cwnd knob, then a route's initcwnd, take
+ * precedence. A migrated
  * connection starts from its current window as the reference.
  *
- * Fixed point: U and eta in 1/65536 (HP_ONE; get_info and ccalog show U
- * in 1/1024), windows in 1/1024 packet.
+ * Fixed point: U and eta in 1/65536 (HP_ONE; U kept to 2^-48 for the
+ * EWMA; get_info and ccalog show it in 1/1024), windows in 1/1024 packet.
  * Per ACK: two 64-bit divisions (the rate term, W_ref * eta / U); the
  * divisions by T are multiplications by a reciprocal computed once per
  * round, with the pacing unit and W_AI in packets.
@@ -94,7 +107,6 @@
 #include <net/tcp.h>
 
 #include <ccaas/ccaas.h>
-#include <ccaas/ecn.h>
 #include <ccaas/info.h>
 #include <ccaas/log.h>
 #include <ccaas/pacing.h>
@@ -192,13 +204,13 @@ MODULE_PARM_DESC(pacing_gain, "pacing gain, percent of W / T [100..200]");
 /* Indexes of cca_hpcc_params[], the per-rule overrides. */
 enum { HP_P_BW, HP_P_BASE_RTT, HP_P_ETA, HP_P_W_AI, HP_P_COUNT };
 
-/* 100 bytes of the 104 (BUILD_BUG_ON below). */
+/* 104 bytes, the whole private area (BUILD_BUG_ON below). */
 struct cca_hpcc {
 	struct ccaas_sock core;		/* the core's header: rule's knobs */
 	struct ccaas_round round;	/* the reference window's period */
+	u64 util;			/* U << 32: HP_ONE << 32 = 1 */
 	u32 w;				/* W, 1/1024 packet */
 	u32 w_ref;			/* W_ref, 1/1024 packet */
-	u32 util;			/* U, 1/1024 */
 	u32 last_us;			/* tcp_mstamp of the last sample */
 	u32 t_us;			/* T this round; 0 before any RTT */
 	u32 inv_t;			/* 2^32 / T */
@@ -206,24 +218,36 @@ struct cca_hpcc {
 	u32 w_ai;			/* W_AI, 1/1024 packet */
 	u32 rtt_cur_us;			/* least RTT sample of this round */
 	u32 rtt_prev_us;		/* and of the round before */
-	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
+	u32 ssthresh_ce;		/* tp->delivered_ce at ssthresh() */
 	u32 eta;			/* HP_ONE = 100 % */
 	u8 stage;			/* additive rounds since a step */
 	u8 prev_ca_state:3,		/* icsk_ca_state at the last ACK */
-	   ce_state:1,			/* receiver: last data packet had CE */
 	   reduce:1;			/* the stack called ssthresh() */
 };
 
-/* T of @sk: the rule's or module's base_rtt, else the minimum RTT; 0 if none. */
+/* U in HP_ONE units (1/65536). */
+static u32 hp_util(const struct cca_hpcc *ca)
+{
+	return READ_ONCE(ca->util) >> 32;
+}
+
+/*
+ * T of @sk: the connection's minimum RTT, or the rule's (or module's)
+ * base_rtt if that is longer: a common T, the longest base RTT of the
+ * flows that share a bottleneck, is what makes them converge to equal
+ * rates (with each its own T, a flow's share grows with its T). A T below
+ * the path's minimum RTT would read as a queue that never drains. 0 if
+ * neither is known yet.
+ */
 static u32 hp_base_rtt(const struct sock *sk)
 {
-	u32 t = ccaas_sock_param(sk, HP_P_BASE_RTT, base_rtt);
+	u32 t = ccaas_sock_param(sk, HP_P_BASE_RTT, READ_ONCE(base_rtt));
+	u32 min_rtt = tcp_min_rtt(tcp_sk(sk));
 
-	if (!t) {
-		t = tcp_min_rtt(tcp_sk(sk));
-		if (t == ~0U)
-			return 0;
-	}
+	if (min_rtt != ~0U)
+		t = max(t, min_rtt);
+	if (!t)
+		return 0;
 	return clamp(t, HP_T_MIN_US, HP_T_MAX_US);
 }
 
@@ -270,7 +294,7 @@ static u32 hp_util_sample(const struct sock *sk, const struct cca_hpcc *ca,
 	bits = (u64)min_t(u32, rs->delivered, HP_COUNT_MAX) * tp->mss_cache * 8;
 	r = min_t(u64, div64_u64(bits << HP_SHIFT,
 				 (u64)rs->interval_us *
-				 ccaas_sock_param(sk, HP_P_BW, bw)),
+				 ccaas_sock_param(sk, HP_P_BW, READ_ONCE(bw))),
 		  HP_U_MAX);
 	return min(q + r, HP_U_MAX);
 }
@@ -281,18 +305,24 @@ static void hp_util_update(struct sock *sk, struct cca_hpcc *ca,
 {
 	u32 now = tcp_sk(sk)->tcp_mstamp;
 	u32 tau = min(now - ca->last_us, ca->t_us >> HP_TAU_SHIFT);
-	u32 util = ca->util, u;
+	u64 util = ca->util, u;
+	u32 weight;
 
 	/* The standing RTT: the least sample of this round and the last. */
 	ca->rtt_cur_us = min_t(u32, ca->rtt_cur_us, rs->rtt_us);
-	u = hp_util_sample(sk, ca, rs);
+	u = (u64)hp_util_sample(sk, ca, rs) << 32;
 
 	ca->last_us = now;
-	/* U += (u - U) * tau / T; tau * inv_t <= 2^32 / 8 keeps it in 64 bits */
+	/*
+	 * U += (u - U) * tau / T, with tau / T as weight / 2^32 (at most
+	 * 2^29) and U kept to 2^-48: no step is lost to rounding, however
+	 * small tau is against T.
+	 */
+	weight = tau * ca->inv_t;
 	if (u >= util)
-		util += hp_div_t(ca, (u64)(u - util) * tau);
+		util += mul_u64_u32_shr(u - util, weight, 32);
 	else
-		util -= hp_div_t(ca, (u64)(util - u) * tau);
+		util -= mul_u64_u32_shr(util - u, weight, 32);
 	WRITE_ONCE(ca->util, util);
 }
 
@@ -305,7 +335,7 @@ static void hp_window(struct sock *sk, struct cca_hpcc *ca, bool may_grow,
 		      bool update)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 util = ca->util, max_w;
+	u32 util = hp_util(ca), max_w;
 	bool mi = util >= ca->eta || ca->stage >= max_stage;
 	u64 w;
 
@@ -325,7 +355,7 @@ static void hp_window(struct sock *sk, struct cca_hpcc *ca, bool may_grow,
 	}
 	ca->w = w;
 	if (update) {
-		ca->stage = mi ? 0 : min_t(u32, ca->stage + 1, U8_MAX);
+		WRITE_ONCE(ca->stage, mi ? 0 : min_t(u32, ca->stage + 1, U8_MAX));
 		WRITE_ONCE(ca->w_ref, w);
 	}
 }
@@ -338,15 +368,14 @@ static void hp_cut(struct cca_hpcc *ca, u32 num)
 	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	ca->w = w;
 	WRITE_ONCE(ca->w_ref, w);
-	ca->stage = 0;
+	WRITE_ONCE(ca->stage, 0);
 }
 
 static void hp_round_end(struct sock *sk, struct cca_hpcc *ca)
 {
-	if (ccaas_logged(sk))
-		ccaas_log_rtt_util(sk, &ca->round, CCAAS_LOG_NO_ALPHA, ca->t_us,
-				   ca->stage, ca->util >> HP_SHOW_SHIFT,
-				   ca->w_ref >> HP_W_SHIFT);
+	ccaas_log_rtt_util(sk, &ca->round, CCAAS_LOG_NO_ALPHA, ca->t_us,
+			   ca->stage, hp_util(ca) >> HP_SHOW_SHIFT,
+			   ca->w_ref >> HP_W_SHIFT);
 	ccaas_round_start(&ca->round, tcp_sk(sk));
 	hp_round_setup(sk, ca);
 	ca->rtt_prev_us = ca->rtt_cur_us;
@@ -365,15 +394,17 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	    (ca->prev_ca_state < TCP_CA_Recovery || ca->reduce)) {
 		/* A fast recovery episode began. */
 		hp_cut(ca, HP_LOSS_BETA);
-	} else if (ca->reduce && ca_state != TCP_CA_Loss &&
-		   ca_state != TCP_CA_Recovery && rs->delivered_ce <= 0) {
-		/* ssthresh() without marks: local congestion, or a TLP loss. */
+	} else if (ca->reduce && ca_state < TCP_CA_Recovery &&
+		   tp->delivered_ce == ca->ssthresh_ce) {
+		/*
+		 * ssthresh() with no CE delivered since (no ECE behind it):
+		 * local congestion, or a loss a tail loss probe found.
+		 */
 		hp_cut(ca, HP_LOSS_BETA);
-	} else if (ca_state != TCP_CA_Recovery && ca->t_us) {
+	} else if (ca_state < TCP_CA_Recovery && ca->t_us) {
 		if (rs->rtt_us > 0 && rs->delivered > 0 && rs->interval_us > 0)
 			hp_util_update(sk, ca, rs);
-		hp_window(sk, ca, !rs->is_app_limited && tcp_is_cwnd_limited(sk),
-			  round_end);
+		hp_window(sk, ca, !rs->is_app_limited, round_end);
 	}
 	ca->prev_ca_state = ca_state;
 	ca->reduce = 0;
@@ -381,7 +412,17 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 		hp_round_end(sk, ca);
 
 	cwnd = max(ca->w >> HP_W_SHIFT, HP_MIN_CWND);
-	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
+	if (ca_state == TCP_CA_Recovery) {
+		/*
+		 * Down to W by packet conservation: one packet out per ACK
+		 * (the fast retransmit first) while the flight is above W.
+		 */
+		cwnd = max(cwnd, tcp_packets_in_flight(tp) + 1);
+	} else if (ca_state == TCP_CA_Loss) {
+		/* After a timeout, slow start from the stack's window to W. */
+		cwnd = min(cwnd, tcp_snd_cwnd(tp) + rs->acked_sacked);
+	}
+	tcp_snd_cwnd_set(tp, min(max(cwnd, 1U), tp->snd_cwnd_clamp));
 	ccaas_pacing_set(sk, ca->unit, tcp_snd_cwnd(tp), pacing_gain);
 }
 
@@ -396,6 +437,7 @@ static u32 cca_hpcc_ssthresh(struct sock *sk)
 
 	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	ca->reduce = 1;
+	ca->ssthresh_ce = tcp_sk(sk)->delivered_ce;
 	return max(((u64)tcp_snd_cwnd(tcp_sk(sk)) * HP_LOSS_BETA) >> 10,
 		   (u64)HP_MIN_CWND);
 }
@@ -403,24 +445,15 @@ static u32 cca_hpcc_ssthresh(struct sock *sk)
 static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct cca_hpcc *ca = inet_csk_ca(sk);
-	u32 ce;
 
 	switch (ev) {
-	case CA_EVENT_ECN_IS_CE:
-	case CA_EVENT_ECN_NO_CE:
-		if (!ccaas_tcp_ecn_ok(tcp_sk(sk)))
-			break;
-		ce = ca->ce_state;
-		ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt, &ce);
-		ca->ce_state = ce;
-		break;
 	case CA_EVENT_LOSS:
 		/* A retransmission timeout, right after ssthresh(). */
 		hp_cut(ca, 512);
 		ca->reduce = 0;
 		break;
 	case CA_EVENT_TX_START:
-		/* The first sample after idle stands for a whole T. */
+		/* U and W are kept over idle periods (see the top). */
 		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
 		break;
 	default:
@@ -452,11 +485,15 @@ static void cca_hpcc_init(struct sock *sk)
 	ccaas_round_start(&ca->round, tp);
 	hp_round_setup(sk, ca);
 
-	/* Initial window: rule knob > route initcwnd > B * T. */
+	/*
+	 * Initial window: rule knob > route initcwnd > B * T, the last only
+	 * when the rule gives B (a module default is no path's bandwidth)
+	 * and the handshake lost nothing (the stack then starts from 1).
+	 */
 	if (!tp->data_segs_out && !(dst && dst_metric(dst, RTAX_INITCWND)) &&
-	    ca->t_us) {
+	    ca->t_us && (ca->core.param_set & BIT(HP_P_BW)) && !tp->total_retrans) {
 		/* B * T bytes = bw Mbit/s * T us / 8 */
-		cwnd = div_u64((u64)ccaas_sock_param(sk, HP_P_BW, bw) * ca->t_us,
+		cwnd = div_u64((u64)ccaas_sock_param(sk, HP_P_BW, 0) * ca->t_us,
 			       8 * max(tp->mss_cache, 1U));
 		cwnd = clamp(cwnd, HP_MIN_CWND, min(HP_W_MAX_PKTS, tp->snd_cwnd_clamp));
 		tcp_snd_cwnd_set(tp, cwnd);
@@ -466,14 +503,13 @@ static void cca_hpcc_init(struct sock *sk)
 
 	cwnd = min(tcp_snd_cwnd(tp), HP_W_MAX_PKTS);
 	ca->w = max(cwnd, HP_MIN_CWND) << HP_W_SHIFT;
-	ca->w_ref = ca->w;
-	ca->util = 0;
-	ca->stage = 0;
+	WRITE_ONCE(ca->w_ref, ca->w);
+	WRITE_ONCE(ca->util, 0);
+	WRITE_ONCE(ca->stage, 0);
 	ca->last_us = tp->tcp_mstamp;
 	ca->rtt_cur_us = U32_MAX;
 	ca->rtt_prev_us = U32_MAX;
-	ca->prior_rcv_nxt = tp->rcv_nxt;
-	ca->ce_state = 0;
+	ca->ssthresh_ce = tp->delivered_ce;
 	ca->reduce = 0;
 	ca->prev_ca_state = inet_csk(sk)->icsk_ca_state;
 
@@ -496,8 +532,9 @@ static size_t cca_hpcc_get_info(struct sock *sk, u32 ext, int *attr,
 	if (!ccaas_info_wanted(ext))
 		return 0;
 	return ccaas_info_dctcp(info, attr, true, READ_ONCE(ca->stage),
-				READ_ONCE(ca->util) >> HP_SHOW_SHIFT,
-				(READ_ONCE(ca->w_ref) >> HP_W_SHIFT) * tp->mss_cache,
+				hp_util(ca) >> HP_SHOW_SHIFT,
+				min_t(u64, (u64)(READ_ONCE(ca->w_ref) >> HP_W_SHIFT) *
+				      tp->mss_cache, U32_MAX),
 				READ_ONCE(ca->t_us));
 }
 

@@ -144,13 +144,13 @@ TRACE_EVENT(ccalog_rtt,
 			     __field(u32, ecn_alpha)
 			     __field(u32, cca_state)
 			     __field(u32, target_us)
-			     __field(u32, util)
-			     __field(u32, ref_cwnd)
 			     __field(u8, ca_state)
 			     __field(u8, is_loss)
 			     __field(u8, is_ece_ack)
 			     __field(u8, is_tx_start)
 			     __field(u8, is_ssthresh_invoked)
+			     __field(u32, util)
+			     __field(u32, ref_cwnd)
 	    ),
 	    TP_fast_assign(__entry->cookie = cookie;
 			   ccalog_store_addrs(sk, &__entry->family, &__entry->sport,
