@@ -166,16 +166,14 @@ test_hpcc_fair() {
 }
 
 test_hpcc_get_info_ccalog() {
-	local dir=$RESULTS/hpcc-ccalog c rep
+	local dir=$RESULTS/hpcc-ccalog c
 	mkdir -p "$dir"
 	hp_path && "$CCACTL" -n hp_c policy set default cca cca_hpcc param bw=$HP_BW >/dev/null &&
 		"$CCACTL" -n hp_c log add all >/dev/null || { fail hpcc_get_info_ccalog "setup failed"; return 1; }
 	iperf_server hp_s || { fail hpcc_get_info_ccalog "no server"; return 1; }
-	trace-cmd record -q -e ccalog:ccalog_rtt -o "$dir/trace.dat" sleep 5 >/dev/null 2>&1 &
-	rep=$!
+	trace-cmd record -q -e ccalog:ccalog_rtt -o "$dir/trace.dat" sleep 9 >/dev/null 2>&1 &
 	sleep 1
-	iperf_client hp_c "$SERVER_IP" 3 "$dir/iperf.json" &
-	sleep 2
+	iperf_client hp_c "$SERVER_IP" 6 "$dir/iperf.json" &
 	c=$(hp_ss | head -n 1)
 	wait
 	trace-cmd report -i "$dir/trace.dat" >"$dir/report.txt" 2>/dev/null
