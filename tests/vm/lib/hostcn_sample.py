@@ -3,20 +3,23 @@
 """Samples a local limiter and the senders' RTTs while a transfer runs,
 for tests/vm/73-hostcn.sh. Run in the sender's namespace:
 
-  hostcn_sample.py PID PORT FLOWS OMIT LIMITER MAP REPORT
+  hostcn_sample.py NETNS DONE PORT FLOWS OMIT LIMITER MAP REPORT
 
-Waits until more than FLOWS connections to PORT are established (iperf3's
+Run in the initial namespace (`ip netns exec` would hide /sys/fs/bpf): it
+enters network namespace NETNS itself. Waits until more than FLOWS connections to PORT are established (iperf3's
 data streams and its control connection), then OMIT seconds more (slow
-start), then reads the limiter's counters and, until process PID exits,
-every 0.25 s: the connections' smoothed RTT less their minimum RTT (the
+start), then reads the limiter's counters and, until file DONE exists (the
+caller makes it when the transfer is over),
+every second: the connections' smoothed RTT less their minimum RTT (the
 queueing each sees), and for LIMITER "tc" the backlog of the pfifo leaf
 on eth0. At the end the counters again. LIMITER "tc" reads the pfifo's
 counters (tc -s -j), anything else the BPF limiter's map MAP (bpftool).
 REPORT (JSON): reached, dropped, cn (passed with CN) and vq_sum (sum of the
 virtual queue over passed packets, bytes) over the sampled window, the
-backlog samples (packets) and the RTT excess samples (ms, one per
-connection per sample).
+backlog samples (packets), the RTT excess samples (ms, one per
+connection per sample) and the CCA of each data connection.
 """
+import ctypes
 import json
 import os
 import re
@@ -31,19 +34,6 @@ FIELDS = ("rate", "mark_thresh", "drop_thresh", "cn", "last_ns", "vq",
 
 def run(*cmd):
     return subprocess.run(cmd, capture_output=True, text=True).stdout
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie (the shell has not reaped it yet) is over too
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(") ")[-1][0] != "Z"
-    except OSError:
-        return False
 
 
 def pfifo():
@@ -73,18 +63,33 @@ def conns(port):
     return [c for c in re.split(r"\n(?=\S)", out.strip()) if c]
 
 
+def enter(netns):
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open("/run/netns/" + netns, os.O_RDONLY)
+    if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), "setns " + netns)
+    os.close(fd)
+
+
 def main(argv):
-    pid, port, flows, omit = int(argv[1]), int(argv[2]), int(argv[3]), float(argv[4])
+    enter(argv[1])
+    argv = argv[1:]
+    done, port, flows, omit = argv[1], int(argv[2]), int(argv[3]), float(argv[4])
     limiter, path, report = argv[5], argv[6], argv[7]
+    t0 = time.monotonic()
+    ccas = []
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and alive(pid):
-        if len([c for c in conns(port) if " rtt:" in c]) > flows:
+    while time.monotonic() < deadline and not os.path.exists(done):
+        cs = [c for c in conns(port) if " rtt:" in c]
+        if len(cs) > flows:
+            ccas = [m.group(1) for m in (re.search(r"(\S+) wscale:", c) for c in cs) if m]
             break
         time.sleep(0.1)
+    print("hostcn_sample: streams up after %.1f s" % (time.monotonic() - t0), file=sys.stderr)
     time.sleep(omit)
     c0 = counters(limiter, path)
     backlog, excess, samples = [], [], 0
-    while alive(pid):
+    while not os.path.exists(done):
         samples += 1
         for c in conns(port):
             m = re.search(r" rtt:([0-9.]+)/", c)
@@ -95,12 +100,18 @@ def main(argv):
                 excess.append(float(m.group(1)) - float(n.group(1)))
         if limiter == "tc":
             backlog.append(pfifo().get("qlen", 0))
-        time.sleep(0.25)
+        # each sample costs the emulated CPU two processes: not more often
+        for _ in range(10):
+            if os.path.exists(done):
+                break
+            time.sleep(0.1)
     c1 = counters(limiter, path)
+    print("hostcn_sample: %d samples until %.1f s" % (samples, time.monotonic() - t0),
+          file=sys.stderr)
     d = [b - a for a, b in zip(c0, c1)]
     with open(report, "w") as f:
         json.dump({"reached": d[0], "dropped": d[1], "cn": d[2], "vq_sum": d[3],
-                   "samples": samples, "backlog": backlog, "rtt_excess_ms": excess}, f)
+                   "samples": samples, "ccas": ccas, "backlog": backlog, "rtt_excess_ms": excess}, f)
     return 0
 
 
