@@ -175,16 +175,19 @@ hc_run() {
 	nocn) hc_state_set $((HC_RATE_MBIT * 125000)) $HC_MARK $HC_DROP 0 || return 1 ;;
 	esac
 	iperf_server hc_b $HC_PORT || return 1
+	# The limiter's counters and the queue over about iperf3's measured
+	# window: from HC_OMIT s after every stream is up to the end. The
+	# sampler starts first; the transfer once it is ready.
+	rm -f "$json.done" "$json.done.ready"
+	python3 "$HC_SAMPLE" hc_a "$json.done" $HC_PORT $HC_FLOWS $HC_OMIT "$lim" $HC_MAP "$json.sample" &
+	spid=$!
+	for i in $(seq 300); do [ -e "$json.done.ready" ] && break; sleep 0.1; done
+	[ -e "$json.done.ready" ] || { echo "sampler not ready"; touch "$json.done"; return 1; }
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh $HC_CG \
 		ip netns exec hc_a timeout $((HC_SECS + HC_OMIT + 30)) \
 		iperf3 -c "$PAIR_B_IP" -p $HC_PORT -t $HC_SECS -O $HC_OMIT -P $HC_FLOWS -J >"$json" &
 	cpid=$!
-	# The limiter's counters and the queue over about iperf3's measured
-	# window: from HC_OMIT s after every stream is up to the end.
-	rm -f "$json.done"
-	python3 "$HC_SAMPLE" hc_a "$json.done" $HC_PORT $HC_FLOWS $HC_OMIT "$lim" $HC_MAP "$json.sample" &
-	spid=$!
 	wait $cpid || { echo "iperf3 failed: $(tail -5 "$json")"; touch "$json.done"; return 1; }
 	touch "$json.done"
 	wait $spid || { echo "sampler failed"; return 1; }

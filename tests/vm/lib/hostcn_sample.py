@@ -9,7 +9,8 @@ Run in the initial namespace (`ip netns exec` would hide /sys/fs/bpf): it
 enters network namespace NETNS itself. Waits until more than FLOWS connections to PORT are established (iperf3's
 data streams and its control connection), then OMIT seconds more (slow
 start), then reads the limiter's counters and, until file DONE exists (the
-caller makes it when the transfer is over),
+caller makes it when the transfer is over; DONE.ready is made first, when
+this process is ready to watch),
 every second: the connections' smoothed RTT less their minimum RTT (the
 queueing each sees), and for LIMITER "tc" the backlog of the pfifo leaf
 on eth0. At the end the counters again. LIMITER "tc" reads the pfifo's
@@ -74,6 +75,9 @@ def enter(netns):
 def main(argv):
     enter(argv[1])
     argv = argv[1:]
+    # ready: the caller starts the transfer now (this process's own start
+    # can take seconds on a busy host)
+    open(argv[1] + ".ready", "w").close()
     done, port, flows, omit = argv[1], int(argv[2]), int(argv[3]), float(argv[4])
     limiter, path, report = argv[5], argv[6], argv[7]
     t0 = time.monotonic()
