@@ -248,9 +248,9 @@ assert all(int(n) >= int(sys.argv[2]) for n in v[1::2]), v
 assert int(sys.argv[3]) > 0
 ' "$rx" $((INCAST_REPS * INCAST_ROUNDS)) "$(incast_sum cubic default "" 3)"
 	# The tail: cubic without the knob against the ECN CCAs with it, 10x
-	# as the issue asks. Calibration (four runs): cubic 837-1677 ms (a
+	# as the issue asks. Calibration (five runs): cubic 837-1677 ms (a
 	# third or a fourth backoff), cca_dctcp 52-88 ms (13.5-19.7x),
-	# cca_dcndelay 60-84 ms (10.4-27.5x); cubic with the knob 60-122 ms,
+	# cca_dcndelay 57-84 ms (10.4-27.5x); cubic with the knob 52-122 ms,
 	# the ECN CCAs without it 432-1676 ms: the knob, not ECN, makes the
 	# gain. Margin: thin, 4 % in the worst run. Cubic's p99 moves by whole
 	# backoffs: a run where it stops at two (430 ms, as with 32 senders)
