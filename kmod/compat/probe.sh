@@ -38,6 +38,12 @@ if grep -Eq 'void \(\*cwnd_event_tx_start\)\(struct sock \*sk\);' "$tcp_h"; then
 	have CCAAS_HAVE_CWND_EVENT_TX_START
 fi
 
+# 6.11 added net.ipv4.tcp_rto_min_us, the floor tcp_init_sock() gives
+# every new socket of the namespace (before, TCP_RTO_MIN).
+if grep -Eq 'int[[:space:]]+sysctl_tcp_rto_min_us;' "$tree/include/net/netns/ipv4.h"; then
+	have CCAAS_HAVE_SYSCTL_TCP_RTO_MIN_US
+fi
+
 # AccECN's congestion-control flags: the CCA needs AccECN, wants ECT(1) on
 # the handshake, or refuses a fallback to RFC 3168 feedback.
 for flag in TCP_CONG_NEEDS_ACCECN TCP_CONG_ECT_1_NEGOTIATION TCP_CONG_NO_FALLBACK_RFC3168; do

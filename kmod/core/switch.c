@@ -136,19 +136,36 @@ bool ccaas_ecn_compatible(const struct sock *sk,
 }
 
 /*
+ * The minimum RTO tcp_init_sock() starts a socket of @sk's namespace with:
+ * net.ipv4.tcp_rto_min_us where the kernel has it (6.11+), else TCP_RTO_MIN.
+ */
+static u32 ccaas_sk_default_rto_min(const struct sock *sk)
+{
+#ifdef CCAAS_HAVE_SYSCTL_TCP_RTO_MIN_US
+	return usecs_to_jiffies(READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rto_min_us));
+#else
+	return TCP_RTO_MIN;
+#endif
+}
+
+/*
  * The knob the core applies itself, whatever the CCA: the minimum RTO (in
  * jiffies, so rounded up to the tick: 4 ms at HZ=250). It lasts as long as
  * a rule sets it: a socket the core moves under a rule without it (or
- * under no rule, `cca drain ... to NAME`) gets the kernel's floor back,
- * the value tcp_init_sock() starts every socket with. The core owns this
- * field on the sockets it moves; pinned sockets are never moved.
+ * under no rule, `cca drain ... to NAME`) gets the namespace's floor back,
+ * the value tcp_init_sock() starts every socket with (the sysctl
+ * net.ipv4.tcp_rto_min_us on 6.11+, 200 ms before). The core owns this
+ * field on the sockets it moves; pinned sockets are never moved. A locked
+ * route rto_min still wins over both (tcp_rto_min()).
  */
 void ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule)
 {
-	u32 rto_min = TCP_RTO_MIN;
+	u32 rto_min;
 
 	if (rule && rule->knobs & CCAAS_KNOB_MIN_RTO)
 		rto_min = usecs_to_jiffies(rule->min_rto_us);
+	else
+		rto_min = ccaas_sk_default_rto_min(sk);
 	WRITE_ONCE(inet_csk(sk)->icsk_rto_min, rto_min);
 }
 

@@ -182,6 +182,24 @@ assert 1000 <= s["min_rto_us"] <= 4000, s
 ' || fail select_knobs "sock show: $json"
 }
 
+# Without a min_rto knob a socket keeps its namespace's floor, the sysctl
+# net.ipv4.tcp_rto_min_us that tcp_init_sock() gave it (6.11+; on older
+# kernels, without the sysctl, there is nothing to test), not 200 ms.
+test_select_min_rto_sysctl() {
+	local json
+	sel_setup cca_dctcp || return 1
+	ns a sysctl -qw net.ipv4.tcp_rto_min_us=12000 2>/dev/null || return 0
+	"$CCACTL" -n a policy set default cca cubic >/dev/null || return 1
+	sel_connect "$PAIR_B_IP" || return 1
+	json=$("$CCACTL" -n a -j sock show)
+	echo "$json" | python3 -c '
+import json, sys
+socks = [s for s in json.load(sys.stdin) if s["dport"] == 5001]
+assert len(socks) == 1, socks
+assert socks[0]["cca"] == "cubic" and socks[0]["min_rto_us"] == 12000, socks
+' || fail select_min_rto_sysctl "sock show: $json"
+}
+
 test_sock_show() {
 	local json
 	sel_setup cca_dctcp || return 1

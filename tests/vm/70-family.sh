@@ -1,9 +1,5 @@
 # The CCA family on emulated paths, each CCA chosen the way an operator
 # would, by a ccactl policy in the senders' namespace:
-#   family_incast              synchronized short transfers into one shallow
-#                              ECN-marking buffer: cca_dcndelay and cca_dctcp
-#                              against in-tree cubic, with and without the
-#                              policy's min_rto knob
 #   family_long_rtt            cca_xregion against cubic with ECN on a long
 #                              path with a shallow marking threshold
 #   family_coexistence         short-RTT cca_dcndelay and long-RTT cca_xregion
@@ -29,7 +25,6 @@
 # vm-timeout: 360
 # vm-alone: yes
 
-BURST=$CCAAS_ROOT/tests/vm/lib/burst.py
 FAM_RESULTS=$RESULTS/family.txt
 FAM_CE=1ms
 
@@ -112,169 +107,7 @@ iperf_stats() {
 	EOF
 }
 
-# ---- a. incast ---------------------------------------------------------------
-#
-# in_c (16 senders: one namespace, one socket each) -- in_r -- in_s (one
-# receiver). 10 Mbit/s into a 48-packet buffer (3 packets per sender, 56 ms),
-# CE above 1 ms (less than a packet's time: any packet queued behind another
-# is marked). Each round the receiver asks all senders at once for 32 KB
-# (lib/burst.py); a flow completes with its last byte. Before the measured
-# rounds, a warm-up round: it starts from the initial window, and 16 x 10
-# packets overflow the buffer whatever the CCA.
-#
-# As data centers that lower the RTO do, the senders keep their window over
-# idle periods (tcp_slow_start_after_idle=0: else, with a 4 ms RTO, every
-# pause between rounds restarts them at 10 packets) and the receiver ACKs
-# every segment at once (route quickack: a 40 ms delayed ACK outlasts a 4 ms
-# RTO and fires spurious timeouts; without it the ECN CCAs' rounds took
-# 460-740 ms instead of 440, with or without the knob). The knob is the variable: min_rto 1ms
-# (4 ms at HZ=250) or the kernel's 200 ms.
-INCAST_N=16
-INCAST_BYTES=32768
-INCAST_ROUNDS=4
-INCAST_REPS=2
-INCAST_PORT=5301
-
-incast_setup() {
-	netns_cleanup
-	netns_topo3 in_c in_r in_s && one_mss in_c &&
-		ns in_c sysctl -qw net.ipv4.tcp_slow_start_after_idle=0 &&
-		ip -n in_s route change default via "$ROUTER_S_IP" quickack 1 &&
-		bottleneck in_r eth1 10mbit 48 &&
-		policy in_s default cca cca_dctcp
-}
-
-# incast_run CCA MIN_RTO: a warm-up round and INCAST_ROUNDS measured rounds
-# over fresh connections whose policy rule is CCA with min_rto MIN_RTO (or
-# no knob: "default"). Appends the receiver's report to
-# $RESULTS/incast-CCA-MIN_RTO.json and the senders' retransmissions and
-# timeouts during the measured rounds to ...-MIN_RTO.nstat; sets sock_json
-incast_run() {
-	local cca=$1 rto=$2 knob="" out snap ready=/tmp/incast.ready warm=/tmp/incast.warm rpid i
-	[ "$rto" = default ] || knob="min_rto $rto"
-	# shellcheck disable=SC2086 # knob is two words or none
-	policy in_c default cca "$cca" $knob || return 1
-	out=$RESULTS/incast-$cca-$rto
-	snap=$(mktemp)
-	rm -f "$ready" "$warm".*
-	ns in_s timeout 120 python3 "$BURST" recv 0.0.0.0 $INCAST_PORT $INCAST_N \
-		$INCAST_ROUNDS $INCAST_BYTES 0.05 "$warm" >>"$out.json" &
-	rpid=$!
-	wait_port in_s $INCAST_PORT || return 1
-	ns in_c timeout 120 python3 "$BURST" send "$SERVER_IP" $INCAST_PORT $INCAST_N \
-		$INCAST_BYTES "$ready" &
-	for i in $(seq 100); do [ -e "$ready" ] && break; sleep 0.1; done
-	sock_json=$("$CCACTL" -n in_c -j sock show dport $INCAST_PORT)
-	for i in $(seq 300); do [ -e "$warm.done" ] && break; sleep 0.1; done
-	nstat_snapshot in_c "$snap"
-	touch "$warm.go"
-	if ! wait $! || ! wait $rpid; then
-		echo "incast $cca $rto: transfer failed"
-		return 1
-	fi
-	echo "$(nstat_delta in_c "$snap" TcpRetransSegs)" \
-		"$(nstat_delta in_c "$snap" TcpExtTCPTimeouts)" >>"$out.nstat"
-	rm -f "$snap"
-}
-
-# incast_summary CCA MIN_RTO: "p50 p99s p99 max mean_round retransmits
-# timeouts" of the configuration's measured rounds (times in ms): p99s is the
-# 99th percentile of each repetition, p99 the lowest of them. A stall of the
-# emulated CPU (hundreds of ms) delays every flow of a round: it should not
-# decide a comparison alone, and a real effect such as cubic's 200 ms RTOs
-# shows in every repetition.
-incast_summary() {
-	python3 - "$RESULTS/incast-$1-$2" <<-'EOF'
-		import json, sys
-		def pick(v, q):
-		    v = sorted(v)
-		    return v[min(len(v) - 1, int(q * len(v)))]
-		fct, rounds, p99s = [], [], []
-		for line in open(sys.argv[1] + ".json"):
-		    j = json.loads(line)
-		    rounds += j["round_ms"]
-		    rep = [x for r in j["fct_ms"] for x in r]
-		    fct += rep
-		    p99s.append(pick(rep, 0.99))
-		rx = to = 0
-		for line in open(sys.argv[1] + ".nstat"):
-		    a, b = line.split()
-		    rx, to = rx + int(a), to + int(b)
-		print("%.1f %s %.1f %.1f %.1f %d %d" % (pick(fct, 0.5), "/".join("%.0f" % v for v in p99s),
-		      min(p99s), max(fct), sum(rounds) / len(rounds), rx, to))
-	EOF
-}
-
-test_family_incast() {
-	local rep cca rto p50 p99s p99 max rnd rx to name
-	local -A P99 RX
-	incast_setup || fail family_incast "setup failed" || return 1
-	rm -f "$RESULTS"/incast-*
-	# Interleaved: every configuration once per repetition.
-	for rep in $(seq $INCAST_REPS); do
-		for rto in default 1ms; do
-			for cca in cubic cca_dctcp cca_dcndelay; do
-				incast_run "$cca" "$rto" ||
-					fail family_incast "$cca min_rto $rto failed (repetition $rep)" || return 1
-			done
-		done
-	done
-	say 'incast: %d senders x %d KB, 10 Mbit/s, 48 packets, %d rounds each; per-flow completion (ms; p99 of each repetition, the lower one compared), mean round (ms), sender retransmits and RTOs\n' \
-		$INCAST_N $((INCAST_BYTES / 1024)) $((INCAST_ROUNDS * INCAST_REPS))
-	for rto in default 1ms; do
-		for cca in cubic cca_dctcp cca_dcndelay; do
-			read -r p50 p99s p99 max rnd rx to < <(incast_summary "$cca" "$rto")
-			P99[$cca-$rto]=$p99 RX[$cca-$rto]=$rx
-			say '  %-12s min_rto %-7s p50 %5.0f p99 %-9s max %5.0f round %5.0f retrans %4d timeouts %3d\n' \
-				"$cca" "$rto" "$p50" "$p99s" "$max" "$rnd" "$rx" "$to"
-		done
-	done
-	pass family_incast
-	# The last batch ran on cca_dcndelay with the knob: the policy reached
-	# every sender's socket, with ECN, at 4 ms (HZ=250) or less.
-	verdict family_incast_policy_applied "sock show: $sock_json" python3 -c '
-import json, sys
-s = json.loads(sys.argv[1])
-assert len(s) == int(sys.argv[2]), len(s)
-assert all(x["cca"] == "cca_dcndelay" and x["ecn"] and x["min_rto_us"] <= 4000 for x in s), s
-' "$sock_json" $INCAST_N
-	for rto in default 1ms; do
-		for cca in cca_dctcp cca_dcndelay; do
-			name=family_incast_${cca#cca_}_$rto
-			# Retransmissions in 8 rounds. Calibration: the ECN CCAs
-			# 0-20, cubic 716-829 without the knob and 525-665 with it.
-			# Margin: at most a quarter of cubic's.
-			verdict "${name}_retrans" "${RX[$cca-$rto]} vs cubic ${RX[cubic-$rto]}" \
-				[ $((4 * ${RX[$cca-$rto]})) -le "${RX[cubic-$rto]}" ]
-		done
-	done
-	# Tails (ms; a round's ideal is 419). Calibration, without the knob:
-	# the ECN CCAs 438-470, cubic 630-707 (one of its flows waits out a
-	# 200 ms RTO in most rounds). Margin: below cubic's by at least half
-	# of that RTO floor, 100 ms.
-	for cca in cca_dctcp cca_dcndelay; do
-		verdict "family_incast_${cca#cca_}_default_p99" \
-			"${P99[$cca-default]} ms vs cubic ${P99[cubic-default]} ms" \
-			pytrue "${P99[$cca-default]} + 100 <= ${P99[cubic-default]}"
-	done
-	# With the knob, cubic's RTOs cost a few ms each. Calibration: the ECN
-	# CCAs 438-461, cubic 468-560. Margin: none beyond "below": the gap,
-	# 25-100 ms, is what is left of the RTOs. This is the tightest
-	# comparison of the file.
-	for cca in cca_dctcp cca_dcndelay; do
-		verdict "family_incast_${cca#cca_}_1ms_p99" \
-			"${P99[$cca-1ms]} ms vs cubic ${P99[cubic-1ms]} ms" \
-			pytrue "${P99[$cca-1ms]} < ${P99[cubic-1ms]}"
-	done
-	# What the knob contributes: cubic's tail without the 200 ms RTO floor.
-	# Calibration: 468-560 ms against 630-707 (ratios 0.67-0.87; cubic's
-	# retransmissions, backed off when lost again, make both vary). Margin:
-	# at least 5 % shorter.
-	verdict family_incast_min_rto_cubic_p99 "${P99[cubic-1ms]} ms vs ${P99[cubic-default]} ms" \
-		pytrue "${P99[cubic-1ms]} < 0.95 * ${P99[cubic-default]}"
-}
-
-# ---- b. long RTT -------------------------------------------------------------
+# ---- a. long RTT --------------------------------------------------------------
 #
 # lr_c -- lr_r -- lr_s: 20 Mbit/s, CE above 1 ms (1.7 packets), 1000
 # packets of buffer, 40 ms of netem delay on the ACK path (BDP 69 packets).
@@ -337,7 +170,7 @@ test_family_long_rtt() {
 		pytrue "$x_cw >= 5 * $ref_cw"
 }
 
-# ---- c. coexistence ----------------------------------------------------------
+# ---- b. coexistence -----------------------------------------------------------
 #
 # co_a (short RTT: 5 ms of ACK delay) and co_b (long RTT: 50 ms) -- co_r --
 # co_s: two flows from each on one 20 Mbit/s bottleneck (CE above 1 ms, 200
@@ -420,7 +253,7 @@ test_family_coexistence() {
 		pytrue "$fam >= $ref + 0.1 * $n"
 }
 
-# ---- d. rollback under load --------------------------------------------------
+# ---- c. rollback under load --------------------------------------------------
 #
 # rb_c -- rb_r -- rb_s: 20 Mbit/s, CE above 1 ms, 200 packets, 10 ms of ACK
 # delay. Generation 1 of rb_c's policy names cca_cubic, generation 2

@@ -20,7 +20,6 @@ import os
 import selectors
 import socket
 import sys
-import threading
 import time
 
 
@@ -48,13 +47,17 @@ def recv(addr, port, n, rounds, nbytes, gap, warm):
     for r in range(rounds + (1 if warm else 0)):
         left = {c.fileno(): nbytes for c in conns}
         done = {}
-        start = time.monotonic()
         for c in conns:
             # wake up once the whole answer is there, not for every segment:
             # an emulated CPU would otherwise be slower than the network
             c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, nbytes)
-            c.send(b"r")
             sel.register(c, selectors.EVENT_READ)
+        # the requests in a tight loop, so that the answers meet in the
+        # bottleneck's queue: under TCG, anything else between two sends
+        # spreads them over more than a packet's time on the link
+        start = time.monotonic()
+        for c in conns:
+            c.send(b"r")
         while left:
             for key, _ in sel.select():
                 c = key.fileobj
@@ -62,12 +65,13 @@ def recv(addr, port, n, rounds, nbytes, gap, warm):
                 if not n:
                     raise SystemExit("burst.py: sender closed early")
                 left[c.fileno()] -= n
-                c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT,
-                             max(1, left[c.fileno()]))
                 if left[c.fileno()] == 0:
                     del left[c.fileno()]
                     done[c.fileno()] = time.monotonic() - start
                     sel.unregister(c)
+                else:
+                    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT,
+                                 left[c.fileno()])
         if warm and r == 0:
             wait_go(warm)
             continue
@@ -80,27 +84,45 @@ def recv(addr, port, n, rounds, nbytes, gap, warm):
     print()
 
 
-def answer(s, payload):
-    while s.recv(1):
-        s.sendall(payload)
-    s.close()
-
-
 def send(addr, port, n, nbytes, ready):
     socks = []
     for _ in range(n):
         s = socket.socket(family(addr), socket.SOCK_STREAM)
         s.connect((addr, port))
+        s.setblocking(False)
         socks.append(s)
     if ready:
         open(ready, "w").close()
+    # One thread for all connections: every answer is written as soon as
+    # the loop sees its request, without a thread switch in between.
     payload = bytes(nbytes)
-    threads = [threading.Thread(target=answer, args=(s, payload))
-               for s in socks]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    sel = selectors.DefaultSelector()
+    pending = {}
+    for s in socks:
+        sel.register(s, selectors.EVENT_READ)
+    while socks:
+        for key, ev in sel.select():
+            s = key.fileobj
+            if ev & selectors.EVENT_READ:
+                try:
+                    got = s.recv(64)
+                except ConnectionError:
+                    got = b""
+                if not got:
+                    sel.unregister(s)
+                    s.close()
+                    socks.remove(s)
+                    pending.pop(s, None)
+                    continue
+                pending[s] = pending.get(s, b"") + payload * len(got)
+            if pending.get(s):
+                try:
+                    sent = s.send(pending[s])
+                except BlockingIOError:
+                    sent = 0
+                pending[s] = pending[s][sent:]
+                sel.modify(s, selectors.EVENT_READ |
+                           (selectors.EVENT_WRITE if pending[s] else 0))
 
 
 def main(argv):
