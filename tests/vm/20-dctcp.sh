@@ -56,13 +56,6 @@ dctcp_run() {
 		"$1" "$2" "$3" "$(echo "$bps / 1000000" | bc -l)" "$retrans" "$ce" | tee -a "$DCTCP_RESULTS"
 }
 
-# verdict NAME WHY CMD...: PASS NAME if CMD succeeds, else FAIL NAME WHY
-verdict() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
 # Three interleaved pairs of runs, summed, so that a slow patch of the
 # emulated CPU does not land on one CCA only.
 test_dctcp_side_by_side() {

@@ -57,13 +57,6 @@ cubic_run() {
 	echo "  ss: $ss_out" >>"$CUBIC_RESULTS"
 }
 
-# verdict NAME WHY CMD...: PASS NAME if CMD succeeds, else FAIL NAME WHY
-verdict() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
 # ECN negotiated (the client's tcp_ecn=1 asks): marks, not losses, slow it.
 # Three interleaved pairs with the in-tree cubic, which takes each ECN echo as
 # a loss, for reference (summed, so that a slow patch of the emulated CPU

@@ -35,20 +35,6 @@ say() {
 	printf "$@" | tee -a "$HP_RESULTS"
 }
 
-verdict() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
-pytrue() {
-	python3 -c "import sys; sys.exit(not ($1))"
-}
-
-py() {
-	python3 -c "print($1)"
-}
-
 # hp_path: the path, the receivers' listener on cca_dctcp (exact CE echo)
 hp_path() {
 	netns_cleanup

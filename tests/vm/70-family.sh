@@ -39,23 +39,6 @@ say() {
 	printf "$@" | tee -a "$FAM_RESULTS"
 }
 
-# verdict NAME WHY CMD...: PASS NAME if CMD succeeds, else FAIL NAME WHY
-verdict() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
-# py EXPR: print the value of a Python expression (arithmetic for the shell)
-py() {
-	python3 -c "print($1)"
-}
-
-# pytrue EXPR: succeed if the Python expression is true
-pytrue() {
-	python3 -c "import sys; sys.exit(not ($1))"
-}
-
 # bottleneck NS DEV RATE LIMIT [CE]: the bottleneck on NS's DEV, marking
 # above CE (default FAM_CE)
 bottleneck() {

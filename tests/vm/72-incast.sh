@@ -65,18 +65,6 @@ say() {
 	printf "$@" | tee -a "$INC_RESULTS"
 }
 
-# verdict NAME WHY CMD...: PASS NAME if CMD succeeds, else FAIL NAME WHY
-verdict() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
-# pytrue EXPR: succeed if the Python expression is true
-pytrue() {
-	python3 -c "import sys; sys.exit(not ($1))"
-}
-
 # policy NS ARGS...: `ccactl -n NS policy set ARGS`, quietly
 policy() {
 	local n=$1

@@ -105,18 +105,6 @@ say() {
 	printf "$@" | tee -a "$HC_RESULTS"
 }
 
-# verdict NAME WHY CMD...: PASS NAME if CMD succeeds, else FAIL NAME WHY
-verdict() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
-# pytrue EXPR: succeed if the Python expression is true
-pytrue() {
-	python3 -c "import sys; sys.exit(not ($1))"
-}
-
 # hc_state_set RATE MARK DROP CN: the BPF limiter's configuration, its
 # state and counters zeroed (RATE in bytes/s; 0 lets everything pass)
 hc_state_set() {

@@ -141,6 +141,25 @@ ccaas_run_tests() {
 	done
 }
 
+# ---- verdicts ------------------------------------------------------------------
+
+# verdict NAME WHY CMD...: PASS NAME if CMD succeeds, else FAIL NAME WHY
+verdict() {
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+
+# pytrue EXPR: succeed if the Python expression is true
+pytrue() {
+	python3 -c "import sys; sys.exit(not ($1))"
+}
+
+# py EXPR: print the value of a Python expression (arithmetic for the shell)
+py() {
+	python3 -c "print($1)"
+}
+
 # ---- namespaces ------------------------------------------------------------------
 
 # ns NS CMD [ARGS...]: run CMD in namespace NS ("" = the initial one)
