@@ -193,12 +193,13 @@ part_migrate() {
 
 # ---- per-ACK cost of CCAs ---------------------------------------------------------
 
-PERACK_CCAS="reno dctcp cubic cca_dctcp cca_cubic cca_dcndelay cca_xregion"
+PERACK_CCAS="reno dctcp cubic bbr cca_dctcp cca_cubic cca_dcndelay cca_xregion cca_hpcc"
 
 part_perack() {
 	local line
-	load_ccaas tcp_cca_dctcp tcp_cca_cubic tcp_cca_dcndelay tcp_cca_xregion
-	modprobe tcp_dctcp 2>/dev/null || true	# else setsockopt loads it
+	load_ccaas tcp_cca_dctcp tcp_cca_cubic tcp_cca_dcndelay tcp_cca_xregion tcp_cca_hpcc
+	modprobe tcp_dctcp 2>/dev/null || true	# else setsockopt loads them
+	modprobe tcp_bbr 2>/dev/null || true
 	insmod "$BENCH_KO"
 	netns_add p
 	ip netns exec p sysctl -qw net.ipv4.tcp_ecn=1

@@ -17,28 +17,42 @@
  *
  * Phases (RTT 1 ms, MSS of the socket):
  *   ss     cwnd 10, ssthresh infinite, no CE; ACKs 1 us apart (a window's
- *          ACK train stays under half an RTT, so no HyStart exit).
- *   ca_ce  cwnd 100 = ssthresh, every 10th ACK carries ECE; ACKs RTT/cwnd
- *          apart.
+ *          ACK train stays under half an RTT, so no HyStart exit); the
+ *          rate sample delivers a whole window per RTT (no bottleneck).
+ *   ca     cwnd 100 = ssthresh, no CE; a bottleneck of 100 packets per RTT
+ *          (ACKs RTT/100 apart, rate samples of at most 100 packets per
+ *          RTT); 2048 untimed ACKs first, so that the CCA is in its steady
+ *          state (bbr in PROBE_BW) when timing starts.
+ *   ca_ce  cwnd 100 = ssthresh, the same bottleneck, ECE on every 10th
+ *          ACK, timed from the start (a fixed mark fraction would drive
+ *          the window down over a longer run).
+ * In ca and ca_ce the sender is also paced (sk_pacing_rate, a credit of
+ * at most two packets), so that bbr's gains shape what is in flight.
  *
  * One emulated ACK acknowledges one MSS, in the order of 6.12's tcp_ack():
- *   snd_una += mss, delivered++ (delivered_ce++ on ECE), tcp_mstamp moves;
- *   pkts_acked() (from tcp_clean_rtx_queue, rtt = 1 ms, in_flight = cwnd);
+ *   snd_una += mss, packets_out--, delivered++ (delivered_ce++ on ECE),
+ *   tcp_mstamp moves; pkts_acked() (from tcp_clean_rtx_queue, rtt = 1 ms);
  *   in_ack_event(CA_ACK_WIN_UPDATE), or CA_ACK_SLOWPATH|CA_ACK_ECE on ECE;
  *   in CWR once snd_una is past high_seq: end of the reduction (cwnd =
  *   ssthresh unless cong_control, cwnd_event(CA_EVENT_COMPLETE_CWR),
  *   set_state(Open)); on ECE in Open: tcp_enter_cwr(): high_seq = snd_nxt,
- *   ssthresh(), set_state(CWR);
- *   cong_control(rs) if the CCA has it, else cong_avoid(ack, 1) in Open
- *   (in CWR the stack's PRR would shrink cwnd: not emulated, cwnd is kept);
- *   snd_nxt = snd_una + cwnd * mss (the sender keeps the window full).
- * Not emulated: the stack's own work (RTT estimator, rate sampling, PRR,
- * pacing rate, transmit), the receiver side (cwnd_event CE events), losses.
+ *   the PRR counters reset, ssthresh(), set_state(CWR);
+ *   tcp_cong_control(): cong_control(rs) if the CCA has it; else the
+ *   stack's own per-ACK congestion work, which the CCA causes and which
+ *   therefore counts as its cost: PRR (perack_stack_prr()) in CWR, or
+ *   cong_avoid(ack, 1) and the snd_cwnd_stamp, then the pacing rate
+ *   (perack_stack_pacing(): one 64-bit division);
+ *   transmission: packets_out, data_segs_out, snd_nxt (and prr_out in CWR)
+ *   grow until cwnd is full, as tcp_write_xmit() would.
+ * Not emulated: the rest of the stack's work, which is the same whichever
+ * the CCA (RTT estimator, rate sampling, SACK, transmit itself), the
+ * receiver side (cwnd_event CE events), losses.
  *
  * Under qemu -icount shift=0 one guest nanosecond is one instruction.
  */
 #include <linux/debugfs.h>
 #include <linux/file.h>
+#include <linux/inet_diag.h>
 #include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -56,7 +70,15 @@
 #define PERACK_MAX_ROUNDS	64
 #define PERACK_RTT_US		1000
 
-/* tcp_input.c's private FLAG_* values (the same in 6.1 and 6.12) */
+/* pacing in the capped phases: rates above 2^40 B/s count as that */
+#define PERACK_RATE_MAX		BIT_ULL(40)
+/* at most this many packets of unused pacing credit */
+#define PERACK_BURST		2
+
+/* what a block runs (perack_run()) */
+enum { PERACK_EMPTY, PERACK_CCA, PERACK_STACK, PERACK_MODES };
+
+/* tcp_input.c's private FLAG_* values (the same in 6.1, 6.12 and 7.3) */
 #define PERACK_FLAG_WIN_UPDATE		0x02
 #define PERACK_FLAG_DATA_ACKED		0x04
 #define PERACK_FLAG_ECE			0x40
@@ -69,11 +91,14 @@ struct perack_phase {
 	u32 ssthresh;
 	u32 ce_every;		/* one ACK in ce_every has ECE; 0: none */
 	u32 spacing_us;		/* between ACKs */
+	u32 cap;		/* packets a rate sample delivers per RTT; 0: cwnd */
+	u32 warmup;		/* untimed ACKs before the block */
 };
 
 static const struct perack_phase perack_phases[] = {
-	{ "ss", 10, TCP_INFINITE_SSTHRESH, 0, 1 },
-	{ "ca_ce", 100, 100, 10, PERACK_RTT_US / 100 },
+	{ "ss", 10, TCP_INFINITE_SSTHRESH, 0, 1, 0, 0 },
+	{ "ca", 100, 100, 0, PERACK_RTT_US / 100, 100, 2048 },
+	{ "ca_ce", 100, 100, 10, PERACK_RTT_US / 100, 100, 0 },
 };
 #define PERACK_NPHASES ARRAY_SIZE(perack_phases)
 
@@ -84,43 +109,112 @@ struct perack_stats {
 	u32 cwr;		/* ssthresh() calls (entries into CWR) */
 	u32 ce;			/* ECE ACKs */
 	u32 rounds;		/* round trips ended, by ccaas's rule */
+	u32 pacing_gain;	/* bbr's gains at the end (get_info), << 8 */
+	u32 cwnd_gain;
+	/* the emulation's own state, kept from the warm-up to the block */
+	u32 round_end;		/* snd_nxt when the current round began */
+	u32 ce_cnt;		/* ACKs since the last ECE */
+	u64 credit;		/* pacing: bytes x us the rate allows */
 };
 
 static DEFINE_MUTEX(perack_lock);
-static u64 perack_blk[PERACK_NPHASES][2][PERACK_MAX_ROUNDS];
+static u64 perack_blk[PERACK_NPHASES][PERACK_MODES][PERACK_MAX_ROUNDS];
 static char *perack_report;	/* PAGE_SIZE */
 static size_t perack_report_len;
 
 /*
- * The block: PERACK_ACKS ACKs on @sk. With @call false (a constant at each
- * call site) no CCA callback runs: the empty loop, subtracted.
+ * The stack's proportional rate reduction in CWR for a CCA without
+ * cong_control (RFC 6937, as tcp_cwnd_reduction() does it for one newly
+ * acked packet and no losses): below ssthresh send no more than was
+ * delivered (plus one for an advancing ACK), above it send ssthresh /
+ * prior_cwnd of what was delivered, one 64-bit division.
+ */
+static __always_inline void perack_stack_prr(struct tcp_sock *tp, int acked)
+{
+	int in_flight = tcp_packets_in_flight(tp);
+	int delta = tp->snd_ssthresh - in_flight;
+	int sndcnt;
+
+	if (!tp->prior_cwnd)
+		return;
+	tp->prr_delivered += acked;
+	if (delta < 0) {
+		u64 quota = (u64)tp->snd_ssthresh * tp->prr_delivered +
+			    tp->prior_cwnd - 1;
+
+		sndcnt = div_u64(quota, tp->prior_cwnd) - tp->prr_out;
+	} else {
+		sndcnt = max_t(int, tp->prr_delivered - tp->prr_out, acked) + 1;
+		sndcnt = min(delta, sndcnt);
+	}
+	sndcnt = max(sndcnt, tp->prr_out ? 0 : 1);
+	tcp_snd_cwnd_set(tp, in_flight + sndcnt);
+}
+
+/*
+ * The stack's pacing rate for a CCA without cong_control, set on every ACK
+ * (tcp_update_pacing_rate()): the sysctl's ratio (200 % in slow start, 120 %
+ * after) of max(cwnd, packets_out) * mss / srtt, one 64-bit division.
+ */
+static __always_inline void perack_stack_pacing(struct sock *sk)
+{
+	const struct net *net = sock_net(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u64 rate = (u64)tp->mss_cache * ((USEC_PER_SEC / 100) << 3);
+
+	if (tcp_snd_cwnd(tp) < tp->snd_ssthresh / 2)
+		rate *= READ_ONCE(net->ipv4.sysctl_tcp_pacing_ss_ratio);
+	else
+		rate *= READ_ONCE(net->ipv4.sysctl_tcp_pacing_ca_ratio);
+	rate *= max(tcp_snd_cwnd(tp), tp->packets_out);
+	if (likely(tp->srtt_us))
+		rate = div_u64(rate, tp->srtt_us);
+	WRITE_ONCE(sk->sk_pacing_rate,
+		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
+}
+
+/*
+ * @acks ACKs on @sk. @mode, a constant at each call site: PERACK_EMPTY, no
+ * CCA callback and none of the stack's congestion work (the empty loop,
+ * subtracted); PERACK_CCA, the callbacks only; PERACK_STACK, the callbacks
+ * and the stack's work for a CCA without cong_control (PRR, pacing rate).
  */
 static __always_inline void perack_run(struct sock *sk,
 				       const struct perack_phase *ph,
-				       struct perack_stats *st, const bool call)
+				       struct perack_stats *st, u32 acks,
+				       const int mode)
 {
+	const bool call = mode != PERACK_EMPTY;
 	struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tcp_congestion_ops *ops = icsk->icsk_ca_ops;
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 mss = tp->mss_cache, ce_cnt = 0, i, round_end = tp->snd_nxt;
+	u32 mss = tp->mss_cache, i;
 	struct rate_sample rs = {};
 	struct ack_sample as = {};
 	u64 now = tp->tcp_mstamp;
 
-	for (i = 0; i < PERACK_ACKS; i++) {
+	for (i = 0; i < acks; i++) {
 		int flag = PERACK_FLAG_DATA_ACKED | PERACK_FLAG_SND_UNA_ADVANCED;
-		u32 cwnd = tcp_snd_cwnd(tp);
+		u32 cwnd = tcp_snd_cwnd(tp), in_flight, sent;
 		bool ece = false;
 
-		if (ph->ce_every && ++ce_cnt == ph->ce_every) {
-			ce_cnt = 0;
+		if (ph->ce_every && ++st->ce_cnt == ph->ce_every) {
+			st->ce_cnt = 0;
 			ece = true;
 			st->ce++;
+		}
+		/* nothing in flight (pacing held it back): send one first */
+		if (unlikely(!tp->packets_out)) {
+			tp->packets_out = 1;
+			tp->data_segs_out++;
+			tp->snd_nxt += mss;
 		}
 		now += ph->spacing_us;
 		tp->tcp_mstamp = now;
 		tp->snd_una += mss;
+		tp->packets_out--;
 		tp->delivered++;
+		tp->delivered_mstamp = now;
 		if (ece) {
 			tp->delivered_ce++;
 			flag |= PERACK_FLAG_SLOWPATH | PERACK_FLAG_ECE;
@@ -131,7 +225,7 @@ static __always_inline void perack_run(struct sock *sk,
 		/* tcp_clean_rtx_queue() */
 		as.pkts_acked = 1;
 		as.rtt_us = PERACK_RTT_US;
-		as.in_flight = cwnd;
+		as.in_flight = tp->packets_out + 1;
 		if (call && ops->pkts_acked)
 			ops->pkts_acked(sk, &as);
 
@@ -141,9 +235,9 @@ static __always_inline void perack_run(struct sock *sk,
 					  CA_ACK_WIN_UPDATE);
 
 		/* round trips as <ccaas/round.h> counts them (ccalog's rate) */
-		if (!before(tp->snd_una, round_end)) {
+		if (!before(tp->snd_una, st->round_end)) {
 			st->rounds++;
-			round_end = tp->snd_nxt;
+			st->round_end = tp->snd_nxt;
 		}
 
 		/* tcp_fastretrans_alert(): leave CWR, enter it on ECE */
@@ -161,6 +255,8 @@ static __always_inline void perack_run(struct sock *sk,
 		if (ece && icsk->icsk_ca_state < TCP_CA_CWR) {
 			tp->high_seq = tp->snd_nxt;
 			tp->prior_cwnd = tcp_snd_cwnd(tp);
+			tp->prr_delivered = 0;
+			tp->prr_out = 0;
 			tp->snd_cwnd_cnt = 0;
 			if (call)
 				tp->snd_ssthresh = ops->ssthresh(sk);
@@ -172,16 +268,18 @@ static __always_inline void perack_run(struct sock *sk,
 
 		/* tcp_cong_control() */
 		if (ops->cong_control) {
-			rs.prior_delivered = tp->delivered - cwnd;
+			u32 got = ph->cap ? min(cwnd, ph->cap) : cwnd;
+
+			rs.prior_delivered = tp->delivered - got;
 			rs.prior_mstamp = now - PERACK_RTT_US;
-			rs.delivered = cwnd;
-			rs.delivered_ce = ph->ce_every ? cwnd / ph->ce_every : 0;
+			rs.delivered = got;
+			rs.delivered_ce = ph->ce_every ? got / ph->ce_every : 0;
 			rs.interval_us = PERACK_RTT_US;
 			rs.snd_interval_us = PERACK_RTT_US;
 			rs.rcv_interval_us = PERACK_RTT_US;
 			rs.rtt_us = PERACK_RTT_US;
 			rs.acked_sacked = 1;
-			rs.prior_in_flight = cwnd;
+			rs.prior_in_flight = tp->packets_out + 1;
 			if (call) {
 #ifdef CCAAS_HAVE_CONG_CONTROL_ACK_FLAG
 				ops->cong_control(sk, tp->snd_una, flag, &rs);
@@ -189,29 +287,70 @@ static __always_inline void perack_run(struct sock *sk,
 				ops->cong_control(sk, &rs);
 #endif
 			}
-		} else if (icsk->icsk_ca_state == TCP_CA_Open) {
-			if (call)
+		} else if (mode == PERACK_STACK) {
+			if (icsk->icsk_ca_state == TCP_CA_CWR) {
+				perack_stack_prr(tp, 1);
+			} else if (flag & PERACK_FLAG_DATA_ACKED) {
 				ops->cong_avoid(sk, tp->snd_una, 1);
+				tp->snd_cwnd_stamp = tcp_jiffies32;
+			}
+			perack_stack_pacing(sk);
+		} else if (call && icsk->icsk_ca_state == TCP_CA_Open) {
+			/* the callback alone; in CWR cwnd is kept */
+			ops->cong_avoid(sk, tp->snd_una, 1);
 		}
 		OPTIMIZER_HIDE_VAR(flag);
-		tp->snd_nxt = tp->snd_una + tcp_snd_cwnd(tp) * mss;
+
+		/* tcp_write_xmit(): fill the window, at the pacing rate */
+		in_flight = tcp_packets_in_flight(tp);
+		sent = tcp_snd_cwnd(tp) > in_flight ?
+		       tcp_snd_cwnd(tp) - in_flight : 0;
+		if (ph->cap) {
+			u64 pkt = (u64)mss * USEC_PER_SEC;
+
+			st->credit += min_t(u64, READ_ONCE(sk->sk_pacing_rate),
+					    PERACK_RATE_MAX) * ph->spacing_us;
+			sent = min_t(u64, sent, div64_u64(st->credit, pkt));
+			st->credit -= sent * pkt;
+			st->credit = min(st->credit, PERACK_BURST * pkt);
+		}
+		tp->packets_out += sent;
+		tp->data_segs_out += sent;
+		tp->snd_nxt += sent * mss;
+		if (icsk->icsk_ca_state == TCP_CA_CWR)
+			tp->prr_out += sent;
 	}
 	st->cwnd_end = tcp_snd_cwnd(tp);
 	st->ssthresh_end = tp->snd_ssthresh;
 }
 
 static noinline u64 perack_block(struct sock *sk, const struct perack_phase *ph,
-				 struct perack_stats *st, bool call)
+				 struct perack_stats *st, int mode)
 {
 	unsigned long flags;
 	u64 t0, t1;
 
+	/* untimed: into the phase's steady state, as the block will run */
+	st->round_end = tcp_sk(sk)->snd_nxt;
+	if (ph->warmup) {
+		if (mode == PERACK_STACK)
+			perack_run(sk, ph, st, ph->warmup, PERACK_STACK);
+		else if (mode == PERACK_CCA)
+			perack_run(sk, ph, st, ph->warmup, PERACK_CCA);
+		else
+			perack_run(sk, ph, st, ph->warmup, PERACK_EMPTY);
+	}
+	memset(st, 0, offsetof(struct perack_stats, round_end));	/* counts */
+	st->round_end = tcp_sk(sk)->snd_nxt;
+
 	local_irq_save(flags);
 	t0 = ktime_get_ns();
-	if (call)
-		perack_run(sk, ph, st, true);
+	if (mode == PERACK_STACK)
+		perack_run(sk, ph, st, PERACK_ACKS, PERACK_STACK);
+	else if (mode == PERACK_CCA)
+		perack_run(sk, ph, st, PERACK_ACKS, PERACK_CCA);
 	else
-		perack_run(sk, ph, st, false);
+		perack_run(sk, ph, st, PERACK_ACKS, PERACK_EMPTY);
 	t1 = ktime_get_ns();
 	local_irq_restore(flags);
 	return t1 - t0;
@@ -231,6 +370,13 @@ static void perack_setup(struct sock *sk, const struct sock *tmpl, size_t size,
 	tp->snd_cwnd_clamp = ~0U;
 	tp->is_cwnd_limited = 1;
 	tp->max_packets_out = ph->cwnd;
+	tp->packets_out = ph->cwnd;	/* a full window in flight */
+	tp->sacked_out = 0;
+	tp->lost_out = 0;
+	tp->retrans_out = 0;
+	tp->prior_cwnd = ph->cwnd;
+	tp->prr_delivered = 0;
+	tp->prr_out = 0;
 	tp->data_segs_out = 1000;	/* a connection under way */
 	tp->srtt_us = PERACK_RTT_US << 3;
 	minmax_reset(&tp->rtt_min, tcp_jiffies32, PERACK_RTT_US);
@@ -247,6 +393,20 @@ static void perack_setup(struct sock *sk, const struct sock *tmpl, size_t size,
 	if (icsk->icsk_ca_ops->init)
 		icsk->icsk_ca_ops->init(sk);	/* may switch to a fallback */
 	rcu_read_unlock();
+}
+
+/* bbr's phase at the end of a block, from the gains its get_info() shows */
+static void perack_gains(struct sock *sk, struct perack_stats *st)
+{
+	const struct tcp_congestion_ops *ops = inet_csk(sk)->icsk_ca_ops;
+	union tcp_cc_info info;
+	int attr = 0;
+
+	if (ops->get_info && ops->get_info(sk, ~0U, &attr, &info) &&
+	    attr == INET_DIAG_BBRINFO) {
+		st->pacing_gain = info.bbr.bbr_pacing_gain;
+		st->cwnd_gain = info.bbr.bbr_cwnd_gain;
+	}
 }
 
 static int perack_u64_cmp(const void *a, const void *b)
@@ -290,33 +450,39 @@ static int perack_measure(struct sock *orig, unsigned int rounds)
 
 	for (p = 0; p < PERACK_NPHASES; p++) {
 		const struct perack_phase *ph = &perack_phases[p];
-		char lo[24], med[24], hi[24], loop[24], net[24];
-		u64 *b0 = perack_blk[p][0], *b1 = perack_blk[p][1];
+		char lo[24], med[24], hi[24], loop[24], net[24], stack[24];
+		u64 (*blk)[PERACK_MAX_ROUNDS] = perack_blk[p];
+		unsigned int mid = (rounds - 1) / 2, m;
 
 		for (r = 0; r < rounds; r++) {
-			memset(&st, 0, sizeof(st));
-			perack_setup(sk, tmpl, size, ph);
-			b0[r] = perack_block(sk, ph, &st, false);
-			memset(&st, 0, sizeof(st));
-			perack_setup(sk, tmpl, size, ph);
-			b1[r] = perack_block(sk, ph, &st, true);
+			/* the CCA+stack block last: its stats are reported */
+			for (m = 0; m < PERACK_MODES; m++) {
+				memset(&st, 0, sizeof(st));
+				perack_setup(sk, tmpl, size, ph);
+				blk[m][r] = perack_block(sk, ph, &st, m);
+			}
+			perack_gains(sk, &st);
 			cond_resched();
 		}
 		name = inet_csk(sk)->icsk_ca_ops->name;
-		sort(b0, rounds, sizeof(*b0), perack_u64_cmp, NULL);
-		sort(b1, rounds, sizeof(*b1), perack_u64_cmp, NULL);
-		perack_per(lo, sizeof(lo), b1[0]);
-		perack_per(med, sizeof(med), b1[(rounds - 1) / 2]);
-		perack_per(hi, sizeof(hi), b1[rounds - 1]);
-		perack_per(loop, sizeof(loop), b0[(rounds - 1) / 2]);
-		perack_per(net, sizeof(net),
-			   (s64)b1[(rounds - 1) / 2] - (s64)b0[(rounds - 1) / 2]);
+		for (m = 0; m < PERACK_MODES; m++)
+			sort(blk[m], rounds, sizeof(u64), perack_u64_cmp, NULL);
+		perack_per(lo, sizeof(lo), blk[PERACK_STACK][0]);
+		perack_per(med, sizeof(med), blk[PERACK_STACK][mid]);
+		perack_per(hi, sizeof(hi), blk[PERACK_STACK][rounds - 1]);
+		perack_per(loop, sizeof(loop), blk[PERACK_EMPTY][mid]);
+		/* net: the CCA and the stack work it causes; cca: callbacks */
+		perack_per(net, sizeof(net), (s64)blk[PERACK_STACK][mid] -
+			   (s64)blk[PERACK_EMPTY][mid]);
+		perack_per(stack, sizeof(stack), (s64)blk[PERACK_CCA][mid] -
+			   (s64)blk[PERACK_EMPTY][mid]);
 		bench_out(perack_report, &off,
-			  "phase=%s ca=%s ops=%s ecn=%d acks=%u blocks=%u min=%s med=%s max=%s loop_med=%s net=%s cwnd_end=%u ssthresh_end=%u cwr=%u ce=%u rounds=%u\n",
+			  "phase=%s ca=%s ops=%s ecn=%d acks=%u blocks=%u min=%s med=%s max=%s loop_med=%s net=%s cca=%s cwnd_end=%u ssthresh_end=%u cwr=%u ce=%u rounds=%u pacing_gain=%u cwnd_gain=%u\n",
 			  ph->name, name0, name,
 			  ccaas_tcp_ecn_ok(tcp_sk(tmpl)), PERACK_ACKS,
-			  rounds, lo, med, hi, loop, net, st.cwnd_end,
-			  st.ssthresh_end, st.cwr, st.ce, st.rounds);
+			  rounds, lo, med, hi, loop, net, stack, st.cwnd_end,
+			  st.ssthresh_end, st.cwr, st.ce, st.rounds,
+			  st.pacing_gain, st.cwnd_gain);
 	}
 	perack_report_len = off;
 out:
