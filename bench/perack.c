@@ -450,7 +450,7 @@ static int perack_measure(struct sock *orig, unsigned int rounds)
 
 	for (p = 0; p < PERACK_NPHASES; p++) {
 		const struct perack_phase *ph = &perack_phases[p];
-		char lo[24], med[24], hi[24], loop[24], net[24], stack[24];
+		char lo[24], med[24], hi[24], loop[24], net[24], cca[24];
 		u64 (*blk)[PERACK_MAX_ROUNDS] = perack_blk[p];
 		unsigned int mid = (rounds - 1) / 2, m;
 
@@ -474,13 +474,13 @@ static int perack_measure(struct sock *orig, unsigned int rounds)
 		/* net: the CCA and the stack work it causes; cca: callbacks */
 		perack_per(net, sizeof(net), (s64)blk[PERACK_STACK][mid] -
 			   (s64)blk[PERACK_EMPTY][mid]);
-		perack_per(stack, sizeof(stack), (s64)blk[PERACK_CCA][mid] -
+		perack_per(cca, sizeof(cca), (s64)blk[PERACK_CCA][mid] -
 			   (s64)blk[PERACK_EMPTY][mid]);
 		bench_out(perack_report, &off,
 			  "phase=%s ca=%s ops=%s ecn=%d acks=%u blocks=%u min=%s med=%s max=%s loop_med=%s net=%s cca=%s cwnd_end=%u ssthresh_end=%u cwr=%u ce=%u rounds=%u pacing_gain=%u cwnd_gain=%u\n",
 			  ph->name, name0, name,
 			  ccaas_tcp_ecn_ok(tcp_sk(tmpl)), PERACK_ACKS,
-			  rounds, lo, med, hi, loop, net, stack, st.cwnd_end,
+			  rounds, lo, med, hi, loop, net, cca, st.cwnd_end,
 			  st.ssthresh_end, st.cwr, st.ce, st.rounds,
 			  st.pacing_gain, st.cwnd_gain);
 	}

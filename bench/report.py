@@ -257,7 +257,8 @@ def migrate_table(data):
     return "\n".join(out)
 
 
-PERACK_PEERS = {"cca_dctcp": "dctcp", "cca_cubic": "cubic"}
+PERACK_PEERS = {"cca_dctcp": "dctcp", "cca_cubic": "cubic",
+                "cca_dcndelay": "dctcp", "cca_xregion": "cubic", "cca_hpcc": "bbr"}
 
 
 def perack_table(data):
@@ -285,8 +286,12 @@ def perack_table(data):
     out = ["== Per-ACK cost of the CCAs (emulated ACKs on a copy of a real socket)",
            "per ACK: median block minus the empty loop's median block, per ACK",
            "(under icount: instructions, not cycles; wall: TCG ns, noise).",
-           "ss: slow start from cwnd 10; ca_ce: congestion avoidance from cwnd",
-           "100, one ACK in 10 with ECE. x peer: cca_dctcp/dctcp, cca_cubic/cubic.",
+           "ss: slow start from cwnd 10; ca: congestion avoidance at a paced",
+           "bottleneck of 100 packets per RTT, after 2048 untimed ACKs; ca_ce: from",
+           "cwnd 100 at that bottleneck, one ACK in 10 with ECE. Per ACK includes",
+           "the stack's PRR and pacing-rate work for CCAs without cong_control.",
+           "x peer: cca_dctcp/dctcp, cca_cubic/cubic, cca_dcndelay/dctcp,",
+           "cca_xregion/cubic, cca_hpcc/bbr.",
            "", table(header, rows)]
     return "\n".join(out)
 
