@@ -288,7 +288,7 @@ tr_group() {
 	ip -n tr_c link set eth0 gso_max_segs 1
 	ip -n tr_s link set eth0 gso_max_segs 1
 	tc -n tr_r qdisc add dev eth1 root handle 1: htb default 1
-	tc -n tr_r class add dev eth1 parent 1: classid 1:1 htb rate "${TR_RATE}mbit"
+	tc -n tr_r class add dev eth1 parent 1: classid 1:1 htb rate "${TR_RATE}mbit" quantum 1514
 	tc -n tr_r qdisc add dev eth1 parent 1:1 handle 10: fq_codel ce_threshold "${ce}ms" ecn
 	# the round trip's delay on the ACKs' way back
 	tc -n tr_r qdisc add dev eth0 root netem delay "${rtt}ms" limit 100000
