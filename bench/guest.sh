@@ -6,11 +6,14 @@
 #   selector  connect/close loops with and without the selector's work
 #   migrate   ccactl migrate over 10 000 established connections
 #   perack    instructions per emulated ACK of in-tree and ccaas CCAs
+#   ccalog    the per-ACK cost of the CCAs' ccalog calls
+#   transient the throughput dip of a bulk flow migrated mid-transfer
 #
 # Environment (set by run.sh): CCAAS_ROOT, CCAAS_KO_DIR, CCACTL, BENCH_KO
 # (ccaas_bench.ko), BENCH_TOOL (conntool), BENCH_DATA (gen_data.py output),
 # RESULTS; optional BENCH_ROUNDS, BENCH_CONNECTS, BENCH_REPEATS,
-# BENCH_MIG_CONNS.
+# BENCH_MIG_CONNS; for transient BENCH_TRANSIENT (transient.c's binary) and
+# optional BENCH_TR_GROUPS, BENCH_TR_RATE, BENCH_TR_REPS, BENCH_TR_GAP.
 #
 # Every figure is one line "BENCH <part> key=value ..." on stdout and in
 # $RESULTS/bench.txt; bench/report.py makes the tables.
@@ -250,6 +253,90 @@ part_ccalog() {
 	done </tmp/ccalog.txt
 }
 
+# ---- transient: the dip of a bulk flow at a migration -------------------------
+
+# Pairs of CCAs, by group LOCALITY:RTT_MS:CE_MS:A:B; each group one flow from
+# tr_c to tr_s through the router tr_r, moved A -> B -> A ... mid-transfer.
+# The demo and the fleet playbook move cross-region connections between
+# cca_xregion and the transitional cca_cubic (policy v2 and its rollback;
+# a pair's rollout and rollback), and `ccaas-service upgrade-cca` parks a
+# region's connections on cca_cubic and brings them back.
+TR_GROUPS=${BENCH_TR_GROUPS:-xregion:40:5:cca_xregion:cca_cubic region:10:2:cca_dcndelay:cca_cubic}
+TR_RATE=${BENCH_TR_RATE:-50}	# Mbit/s at the bottleneck
+TR_REPS=${BENCH_TR_REPS:-3}	# moves each way per group
+TR_GAP=${BENCH_TR_GAP:-3}	# seconds between moves
+TR_WARM=4			# seconds of transfer before the first event
+TR_PORT=5300
+
+# tr_event KIND FROM TO: one `ccactl migrate` (after the policy names TO),
+# its CLOCK_REALTIME before and after appended to /tmp/tr.events
+tr_event() {
+	local t0 out
+	"$CCACTL" -n tr_c policy set locality "$TR_LOC" cca "$3" no_migrate >/dev/null
+	t0=$(now_ns)
+	out=$("$CCACTL" -n tr_c -j migrate)
+	echo "$1 $2 $3 $t0 $(now_ns)" >>/tmp/tr.events
+	echo "transient: $1 $2 -> $3: $(echo "$out" | tr -d ' \n')"
+}
+
+# tr_group LOCALITY RTT_MS CE_MS A B
+tr_group() {
+	local rtt=$2 ce=$3 a=$4 b=$5 secs r sender line
+	TR_LOC=$1
+	netns_cleanup
+	netns_topo3 tr_c tr_r tr_s
+	# one segment per packet: a 64 KB GSO packet is 10 ms of a 50 Mbit/s link
+	ip -n tr_c link set eth0 gso_max_segs 1
+	ip -n tr_s link set eth0 gso_max_segs 1
+	tc -n tr_r qdisc add dev eth1 root handle 1: htb default 1
+	tc -n tr_r class add dev eth1 parent 1: classid 1:1 htb rate "${TR_RATE}mbit" quantum 1514
+	tc -n tr_r qdisc add dev eth1 parent 1:1 handle 10: fq_codel ce_threshold "${ce}ms" ecn
+	# the round trip's delay on the ACKs' way back
+	tc -n tr_r qdisc add dev eth0 root netem delay "${rtt}ms" limit 100000
+	# b's listener on an ECN CCA, so it accepts ECN (60-migrate.sh)
+	"$CCACTL" -n tr_s policy set default cca cca_dctcp >/dev/null
+	"$CCACTL" -n tr_c scope add "$SERVER_IP/32" locality "$TR_LOC" region 2
+	"$CCACTL" -n tr_c policy set locality "$TR_LOC" cca "$a" >/dev/null
+	in_netns tr_s "$BENCH_TRANSIENT" sink "$SERVER_IP" $TR_PORT &
+	wait_port tr_s $TR_PORT
+	secs=$((TR_WARM + TR_GAP * (2 * TR_REPS + 1) + 2))
+	rm -f /tmp/tr.events /tmp/tr.samples
+	in_netns tr_c "$BENCH_TRANSIENT" send "$SERVER_IP" $TR_PORT "$secs" 1000 \
+		/tmp/tr.samples &
+	sender=$!
+	sleep "$TR_WARM"
+	echo "transient: $TR_LOC $(ns tr_c ss -tinH state established "( dport = :$TR_PORT )" |
+		tr -s ' \n' ' ')"
+	tr_event noop "$a" "$a"	# the same CCA: what the command costs alone
+	sleep "$TR_GAP"
+	for r in $(seq "$TR_REPS"); do
+		tr_event move "$a" "$b"
+		sleep "$TR_GAP"
+		tr_event move "$b" "$a"
+		sleep "$TR_GAP"
+	done
+	wait "$sender"
+	tc -n tr_r -s qdisc show dev eth1 | sed 's/^/transient: qdisc /'
+	cp /tmp/tr.samples "$RESULTS/transient-$TR_LOC.samples"
+	cp /tmp/tr.events "$RESULTS/transient-$TR_LOC.events"
+	python3 "$CCAAS_ROOT/bench/transient.py" /tmp/tr.samples /tmp/tr.events >/tmp/tr.out
+	while read -r line; do
+		emit transient group="$TR_LOC" rate_mbit="$TR_RATE" path_rtt_ms="$rtt" \
+			ce_ms="$ce" "$line"
+	done </tmp/tr.out
+}
+
+part_transient() {
+	local g
+	load_ccaas tcp_cca_dctcp tcp_cca_cubic tcp_cca_dcndelay tcp_cca_xregion
+	modprobe -a sch_htb sch_fq_codel sch_netem
+	for g in $TR_GROUPS; do
+		# shellcheck disable=SC2046 # the fields of one group
+		tr_group $(echo "$g" | tr : ' ')
+	done
+	netns_cleanup
+}
+
 # The guest has no entropy source: until something blocks on /dev/random
 # (which makes the kernel gather timer jitter), its CRNG is not ready, and
 # every get_random_*() takes a slow path: ~50 000 more instructions per
@@ -260,12 +347,12 @@ crng_ready() {
 }
 
 case "${1:-}" in
-lookup | selector | migrate | perack | ccalog)
+lookup | selector | migrate | perack | ccalog | transient)
 	crng_ready
 	"part_$1"
 	;;
 *)
-	echo "usage: guest.sh lookup|selector|migrate|perack|ccalog" >&2
+	echo "usage: guest.sh lookup|selector|migrate|perack|ccalog|transient" >&2
 	exit 2
 	;;
 esac

@@ -35,7 +35,7 @@ def runs(top):
     """{(kernel, mode, part): rows}, and the runs that are missing 'done'"""
     out, bad = {}, []
     for name in sorted(os.listdir(top)):
-        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate|perack|ccalog)", name)
+        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate|perack|ccalog|transient)", name)
         path = os.path.join(top, name, "results", "bench.txt")
         if not m or not os.path.isfile(path):
             continue
@@ -351,6 +351,64 @@ def modsize_table(top):
                              "total"], rows)])
 
 
+def transient_table(data):
+    """the dip of a bulk flow at each migration, per pair of CCAs"""
+    header = ["kernel", "mode", "pair", "RTT ms", "before Mbit/s",
+              "min-window Mbit/s", "depth %", "duration ms", "deficit ms",
+              "noise %", "cwnd before", "cwnd min", "reps"]
+    rows, errors, info = [], [], []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "transient":
+            continue
+        by, order = {}, []
+        for _, kv in rs:
+            if "kind" not in kv:
+                continue
+            key = (kv["group"], kv["kind"], kv["from"], kv["to"])
+            if "error" in kv:
+                errors.append("%s %s %s %s -> %s: %s" % (k, mode, kv["group"],
+                                                          kv["from"], kv["to"],
+                                                          kv["error"]))
+                continue
+            if key not in by:
+                order.append(key)
+                info.append("%s %s %s: bottleneck %s Mbit/s, path RTT %s ms, "
+                            "CE above %s ms, window %s ms, sampled every %s us"
+                            % (k, mode, kv["group"], kv["rate_mbit"],
+                               kv["path_rtt_ms"], kv["ce_ms"], kv["window_ms"],
+                               kv["period_us"])
+                            if kv["kind"] == "noop" else None)
+            by.setdefault(key, []).append(kv)
+        for key in order:
+            kvs = by[key]
+            group, kind, frm, to = key
+            pair = "%s -> %s" % (frm, to) if kind == "move" else \
+                "%s (no move)" % frm
+
+            def col(name, nd=1):
+                return spread([float(x[name]) for x in kvs], nd)
+            rows.append([k, mode, pair, col("rtt_ms"), col("before_mbit"),
+                         col("min_mbit"), col("depth_pct"), col("dur_ms"),
+                         col("deficit_ms", 2), col("noise_pct"),
+                         col("cwnd", 0), col("cwnd_min", 0), len(kvs)])
+    if not rows and not errors:
+        return ""
+    out = ["== Migration transient: a bulk flow moved mid-transfer",
+           "Sender's bytes acked every ~1 ms; throughput over a sliding window.",
+           "before: the second before the move; depth: least window after it",
+           "(within 1 s) / before - 1; duration: time that window spends below",
+           "95 % of before; deficit: how far the flow fell behind the before",
+           "rate, in ms of transmission; noise: the depth over the second",
+           "before (no move in it). RTT: srtt at the move. Median [min-max].",
+           "Goal: depth no deeper than -5 %, duration no longer than one RTT.",
+           ""]
+    out += [x for x in info if x]
+    out += ["", table(header, rows)]
+    if errors:
+        out += ["", "events without a figure: " + "; ".join(errors)]
+    return "\n".join(out)
+
+
 def main(top):
     data, bad = runs(top)
     if not data:
@@ -377,6 +435,9 @@ def main(top):
             print(sizes)
     if "ccalog" in parts:
         print(ccalog_table(data))
+        print()
+    if "transient" in parts:
+        print(transient_table(data))
         print()
     if bad:
         print("\nincomplete runs (no 'done' line): " + ", ".join(bad))

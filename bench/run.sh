@@ -1,13 +1,15 @@
 #!/bin/bash
 # Benchmarks of ccaas: scope lookup vs FIB lookup, selector cost per connect,
-# migration rate, per-ACK cost of the CCAs. See bench/README.md.
+# migration rate, per-ACK cost of the CCAs, ccalog's cost, the throughput
+# dip of a flow at a migration. See bench/README.md.
 #
 # Usage: bench/run.sh [-k KVERS] [-M MODES] [-p PARTS] [-o DIR]
 #   -k KVERS   kernels, comma separated, full or short (6.1,6.12);
 #              default: all pinned in scripts/versions.conf
 #   -M MODES   icount (qemu -icount shift=0,sleep=off: figures are guest
 #              instructions), wall (plain TCG: emulated time); default both
-#   -p PARTS   lookup, selector, migrate, perack, ccalog; default all
+#   -p PARTS   lookup, selector, migrate, perack, ccalog, transient; default
+#              all
 #   -o DIR     where the runs go (default: a new directory under
 #              ${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts})
 #
@@ -29,7 +31,7 @@ usage() {
 	exit 2
 }
 
-kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog" out=""
+kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog transient" out=""
 while getopts "k:M:p:o:h" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
@@ -54,6 +56,7 @@ bdir=$root/build/bench
 mkdir -p "$bdir"
 make -s ccactl
 gcc -O2 -Wall -Wextra -o "$bdir/conntool" "$bench/conntool.c"
+gcc -O2 -Wall -Wextra -pthread -o "$bdir/transient" "$bench/transient.c"
 python3 "$bench/gen_data.py" "$bdir/data"
 for k in $kvers; do
 	k=$(ccaas_resolve_kver "$k")
@@ -99,11 +102,15 @@ for k in $kvers; do
 		for part in $parts; do
 			run=$out/$(ccaas_short_kver "$k")-$mode-$part
 			echo "bench: $k $mode $part -> $run" >&2
-			PATH=$path "$root/scripts/vm-run.sh" -q -t 300 -m 1024 -d "$run" \
+			# transient: two flows of about 30 s of guest time each
+			limit=300
+			[ "$part" != transient ] || limit=900
+			PATH=$path "$root/scripts/vm-run.sh" -q -t "$limit" -m 1024 -d "$run" \
 				-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$k" \
 				-e "CCACTL=$root/tools/ccactl/ccactl" \
 				-e "BENCH_KO=$bdir/$k/ccaas_bench.ko" \
 				-e "BENCH_TOOL=$bdir/conntool" -e "BENCH_DATA=$bdir/data" \
+				-e "BENCH_TRANSIENT=$bdir/transient" \
 				-e "BENCH_ROUNDS=$rounds" -e "BENCH_CONNECTS=$connects" \
 				"$k" -- "$bench/guest.sh" "$part" ||
 				{
