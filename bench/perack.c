@@ -324,6 +324,20 @@ static __always_inline void perack_run(struct sock *sk,
 	st->ssthresh_end = tp->snd_ssthresh;
 }
 
+/* perack_run() with @mode a constant in each copy */
+static __always_inline void perack_run_as(struct sock *sk,
+					  const struct perack_phase *ph,
+					  struct perack_stats *st, u32 acks,
+					  int mode)
+{
+	if (mode == PERACK_STACK)
+		perack_run(sk, ph, st, acks, PERACK_STACK);
+	else if (mode == PERACK_CCA)
+		perack_run(sk, ph, st, acks, PERACK_CCA);
+	else
+		perack_run(sk, ph, st, acks, PERACK_EMPTY);
+}
+
 static noinline u64 perack_block(struct sock *sk, const struct perack_phase *ph,
 				 struct perack_stats *st, int mode)
 {
@@ -332,25 +346,14 @@ static noinline u64 perack_block(struct sock *sk, const struct perack_phase *ph,
 
 	/* untimed: into the phase's steady state, as the block will run */
 	st->round_end = tcp_sk(sk)->snd_nxt;
-	if (ph->warmup) {
-		if (mode == PERACK_STACK)
-			perack_run(sk, ph, st, ph->warmup, PERACK_STACK);
-		else if (mode == PERACK_CCA)
-			perack_run(sk, ph, st, ph->warmup, PERACK_CCA);
-		else
-			perack_run(sk, ph, st, ph->warmup, PERACK_EMPTY);
-	}
+	if (ph->warmup)
+		perack_run_as(sk, ph, st, ph->warmup, mode);
 	memset(st, 0, offsetof(struct perack_stats, round_end));	/* counts */
 	st->round_end = tcp_sk(sk)->snd_nxt;
 
 	local_irq_save(flags);
 	t0 = ktime_get_ns();
-	if (mode == PERACK_STACK)
-		perack_run(sk, ph, st, PERACK_ACKS, PERACK_STACK);
-	else if (mode == PERACK_CCA)
-		perack_run(sk, ph, st, PERACK_ACKS, PERACK_CCA);
-	else
-		perack_run(sk, ph, st, PERACK_ACKS, PERACK_EMPTY);
+	perack_run_as(sk, ph, st, PERACK_ACKS, mode);
 	t1 = ktime_get_ns();
 	local_irq_restore(flags);
 	return t1 - t0;
