@@ -236,8 +236,9 @@ netns_topo3() {
 netns_cleanup() {
 	local p
 	for p in /proc/[0-9]*; do
-		[ -e "$p/ns/net" ] && ! [ "$p/ns/net" -ef /proc/1/ns/net ] || continue
-		kill -9 "${p#/proc/}" 2>/dev/null
+		if [ -e "$p/ns/net" ] && ! [ "$p/ns/net" -ef /proc/1/ns/net ]; then
+			kill -9 "${p#/proc/}" 2>/dev/null
+		fi
 	done
 	ip -all netns delete 2>/dev/null
 	return 0
