@@ -424,6 +424,17 @@ static void cubic_loss_cuts_to_beta(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 140U);
 }
 
+/* Moved to cca_cubic mid-transfer: alpha is the connection's CE fraction. */
+static void cubic_takeover_starts_from_ce_fraction(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+
+	f->tp->delivered = 1000;
+	f->tp->delivered_ce = 250;
+	start(f, true, 1000);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 256U);
+}
+
 static void cubic_ecn_cut_follows_alpha(struct kunit *test)
 {
 	struct cubic_fixture *f = test->priv;
@@ -615,6 +626,7 @@ static struct kunit_suite cca_cubic_helper_suite = {
 };
 
 static struct kunit_case cca_cubic_cases[] = {
+	KUNIT_CASE(cubic_takeover_starts_from_ce_fraction),
 	KUNIT_CASE(cubic_registration),
 	KUNIT_CASE(cubic_growth_shape),
 	KUNIT_CASE(cubic_loss_cuts_to_beta),

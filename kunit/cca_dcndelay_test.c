@@ -671,7 +671,19 @@ static void dcn_keeps_ect_with_ecn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.dctcp_alpha, CCAAS_ALPHA_ONE);
 }
 
+/* Moved to cca_dcndelay mid-transfer: alpha is the connection's CE fraction. */
+static void dcn_takeover_starts_from_ce_fraction(struct kunit *test)
+{
+	struct sim *s = test->priv;
+
+	s->tp->delivered = 1000;
+	s->tp->delivered_ce = 250;
+	start(s, true);
+	KUNIT_EXPECT_EQ(test, info_of(test, s).dctcp_alpha, 256U);
+}
+
 static struct kunit_case cca_dcndelay_cases[] = {
+	KUNIT_CASE(dcn_takeover_starts_from_ce_fraction),
 	KUNIT_CASE(dcn_decrease_is_30pct_of_distance_to_target),
 	KUNIT_CASE(dcn_rule_target_rtt_sets_target),
 	KUNIT_CASE(dcn_rule_decrease_pct),

@@ -51,6 +51,28 @@ static void alpha_cut_is_half_alpha(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ccaas_alpha_cut(3, 1024), 2U);
 }
 
+static void alpha_seed_is_the_connections_ce_fraction(struct kunit *test)
+{
+	struct tcp_sock *tp = cca_test_sock(test, 1000, 100);
+
+	/* a new connection (or one of few packets) keeps the CCA's start */
+	tp->delivered = CCAAS_ALPHA_SEED_MIN - 1;
+	tp->delivered_ce = CCAAS_ALPHA_SEED_MIN - 1;
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_seed(tp, 1024), 1024U);
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_seed(tp, 300), 300U);
+	/* one taken over: 5 % of 1000 packets marked, 51.2/1024 */
+	tp->delivered = 1000;
+	tp->delivered_ce = 50;
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_seed(tp, 1024), 51U);
+	tp->delivered_ce = 0;
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_seed(tp, 1024), 0U);
+	tp->delivered_ce = 1000;
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_seed(tp, 0), 1024U);
+	/* the counters wrap at 2^32 apart: never above 1 */
+	tp->delivered_ce = 5000;
+	KUNIT_EXPECT_EQ(test, ccaas_alpha_seed(tp, 0), 1024U);
+}
+
 /* --- the registered CCA on a synthetic socket --------------------------- */
 
 struct dctcp_fixture {
@@ -238,7 +260,23 @@ static void dctcp_grows_like_reno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 111U);
 }
 
+/*
+ * A connection moved to cca_dctcp mid-transfer starts from its own CE
+ * fraction: 10 % marked cuts 5 %, not half.
+ */
+static void dctcp_takeover_starts_from_ce_fraction(struct kunit *test)
+{
+	struct dctcp_fixture *f = test->priv;
+
+	f->tp->delivered = 2000;
+	f->tp->delivered_ce = 200;
+	start(f, true);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 102U);
+	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 96U);
+}
+
 static struct kunit_case ccaas_alpha_cases[] = {
+	KUNIT_CASE(alpha_seed_is_the_connections_ce_fraction),
 	KUNIT_CASE(alpha_decays_by_g_without_marks),
 	KUNIT_CASE(alpha_tracks_marked_fraction),
 	KUNIT_CASE(alpha_small_value_drains_to_zero),
@@ -253,6 +291,7 @@ static struct kunit_suite ccaas_alpha_suite = {
 };
 
 static struct kunit_case cca_dctcp_cases[] = {
+	KUNIT_CASE(dctcp_takeover_starts_from_ce_fraction),
 	KUNIT_CASE(dctcp_alpha_updates_once_per_round),
 	KUNIT_CASE(dctcp_cut_follows_alpha),
 	KUNIT_CASE(dctcp_loss_halves_and_undo_restores),

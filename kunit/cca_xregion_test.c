@@ -860,7 +860,25 @@ static void pacing_unit_and_gain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sk->sk_pacing_status, SK_PACING_FQ);
 }
 
+/*
+ * Moved to cca_xregion mid-transfer: alpha is the connection's CE fraction,
+ * never below the floor.
+ */
+static void xr_takeover_starts_from_ce_fraction(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+
+	f->tp->delivered = 1000;
+	f->tp->delivered_ce = 250;
+	start(f, 100);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 256U);
+	f->tp->delivered_ce = 0;
+	start(f, 100);
+	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 64U);
+}
+
 static struct kunit_case cca_xregion_cases[] = {
+	KUNIT_CASE(xr_takeover_starts_from_ce_fraction),
 	KUNIT_CASE(xr_registers_cong_control_and_ecn),
 	KUNIT_CASE(xr_initial_window_is_100),
 	KUNIT_CASE(xr_slow_start_doubles_per_rtt),

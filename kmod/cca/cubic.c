@@ -148,6 +148,7 @@ static void cca_cubic_init(struct sock *sk)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 alpha;
 
 	ccaas_sock_start(sk);
 	ccaas_log_init(sk);
@@ -157,8 +158,9 @@ static void cca_cubic_init(struct sock *sk)
 	 * first epoch starts at that cwnd, convex (no W_max known yet).
 	 */
 	ccaas_cubic_reset(&ca->cubic);
-	ca->alpha = min(ccaas_sock_param(sk, CCA_CUBIC_ALPHA_ON_INIT,
-					 alpha_on_init), CCAAS_ALPHA_ONE);
+	alpha = min(ccaas_sock_param(sk, CCA_CUBIC_ALPHA_ON_INIT, alpha_on_init),
+		    CCAAS_ALPHA_ONE);
+	ca->alpha = ccaas_alpha_seed(tp, alpha);
 	ca->loss_cwnd = 0;
 	ca->prior_w_max = 0;
 	ca->ce_state = 0;

@@ -242,8 +242,11 @@ static void dcn_init_state(struct sock *sk)
 	struct cca_dcndelay *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	/* As cca_dctcp: the first ECN reaction halves, like Reno. */
-	ca->alpha = CCAAS_ALPHA_ONE;
+	/*
+	 * As cca_dctcp: the first ECN reaction of a new connection halves,
+	 * like Reno; one taken over starts from its own CE fraction.
+	 */
+	ca->alpha = ccaas_alpha_seed(tp, CCAAS_ALPHA_ONE);
 	ca->loss_cwnd = 0;
 	ca->prior_rcv_nxt = tp->rcv_nxt;
 	ca->rtt_round_us = DCN_RTT_NONE;

@@ -96,8 +96,10 @@ static void cca_dctcp_init(struct sock *sk)
 		inet_csk(sk)->icsk_ca_ops = &cca_dctcp_reno_ops;
 		INET_ECN_dontxmit(sk);
 	} else {
-		ca->alpha = min(ccaas_sock_param(sk, CCA_DCTCP_ALPHA_ON_INIT,
+		u32 alpha = min(ccaas_sock_param(sk, CCA_DCTCP_ALPHA_ON_INIT,
 						 alpha_on_init), CCAAS_ALPHA_ONE);
+
+		ca->alpha = ccaas_alpha_seed(tp, alpha);
 		ca->loss_cwnd = 0;
 		ca->ce_state = 0;
 		ca->prior_rcv_nxt = tp->rcv_nxt;

@@ -626,7 +626,10 @@ static void cca_xregion_init(struct sock *sk)
 
 	ccaas_round_start(&ca->round, tp);
 	ccaas_cubic_reset(&ca->cubic);
-	ca->alpha = XR_ALPHA_INIT;
+	/* one taken over mid-transfer: its own CE fraction, not below floor */
+	ca->alpha = max(ccaas_alpha_seed(tp, XR_ALPHA_INIT),
+			min(ccaas_sock_param(sk, XR_P_ALPHA_FLOOR, alpha_floor),
+			    CCAAS_ALPHA_ONE));
 	ca->prior_rcv_nxt = tp->rcv_nxt;
 	ca->ce_state = 0;
 	ca->sparse = 0;
