@@ -155,6 +155,24 @@ static void ack_rs(struct xr_fixture *f, u32 pkts, u32 ce, s32 rs_delivered,
 }
 
 /* An unmarked ACK of @pkts packets, the sample a round of them. */
+/* An unmarked ACK of one packet whose RTT sample is @rtt_us. */
+static void ack_rtt(struct xr_fixture *f, s32 rtt_us)
+{
+	struct rate_sample rs = {
+		.prior_delivered = f->tp->delivered + 1 -
+				   max(tcp_snd_cwnd(f->tp), 1U),
+		.delivered = max(tcp_snd_cwnd(f->tp), 1U),
+		.acked_sacked = 1,
+		.interval_us = XT_RTT_US,
+		.rtt_us = rtt_us,
+	};
+
+	f->tp->snd_una += XT_MSS;
+	f->tp->delivered++;
+	f->tp->packets_out -= min(1U, f->tp->packets_out);
+	cong_control(f, &rs);
+}
+
 static void ack(struct xr_fixture *f, u32 pkts)
 {
 	ack_rs(f, pkts, 0, max(tcp_snd_cwnd(f->tp), 1U), 0);
@@ -254,31 +272,25 @@ static void xr_first_mark_starts_conservative_slow_start(struct kunit *test)
 static void xr_delay_rise_starts_conservative_slow_start(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
-	struct ack_sample late = { .pkts_acked = 1, .rtt_us = XT_RTT_US + 20000 };
 	int i;
 
 	start(f, 100);
 	send(f, 10);
 	/* A round whose least RTT is 20 ms above min_rtt (margin 12.5 ms). */
-	for (i = 0; i < 10; i++) {
-		f->ops->pkts_acked(f->sk, &late);
-		ack(f, 1);
-	}
+	for (i = 0; i < 10; i++)
+		ack_rtt(f, XT_RTT_US + 20000);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_CSS);
 }
 
 static void xr_no_delay_rise_stays_in_slow_start(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
-	struct ack_sample ok = { .pkts_acked = 1, .rtt_us = XT_RTT_US + 5000 };
 	int i;
 
 	start(f, 100);
 	send(f, 10);
-	for (i = 0; i < 10; i++) {
-		f->ops->pkts_acked(f->sk, &ok);
-		ack(f, 1);
-	}
+	for (i = 0; i < 10; i++)
+		ack_rtt(f, XT_RTT_US + 5000);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_SS);
 }
 
@@ -722,6 +734,46 @@ static void xr_ece_cwr_is_not_a_loss(struct kunit *test)
 	KUNIT_EXPECT_GE(test, tcp_snd_cwnd(f->tp), 100U);
 }
 
+/*
+ * Leaving for another CCA mid-CWR: the next one (without cong_control())
+ * ends CWR at snd_ssthresh, so release() leaves there the window xregion
+ * meant: its cwnd after sparse marks, the DEC's target in a DEC.
+ */
+static void xr_release_leaves_ssthresh_at_meant_window(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+
+	KUNIT_ASSERT_NOT_NULL(test, f->ops->release);
+	/* in congestion avoidance (slow start's end would set it itself) */
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	send(f, 100);
+	tcp_enter_cwr(f->sk);
+	ack_rs(f, 1, 1, 100, 1);
+	KUNIT_ASSERT_TRUE(test, inet_csk(f->sk)->icsk_ca_state == TCP_CA_CWR);
+	KUNIT_ASSERT_LT(test, f->tp->snd_ssthresh, tcp_snd_cwnd(f->tp));
+	f->ops->release(f->sk);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, tcp_snd_cwnd(f->tp));
+
+	/* strong marks: a DEC to 2/3 of 300 (alpha 1) */
+	xr_fixture_reset(f);
+	f->tp->snd_ssthresh = 50;
+	start(f, 300);
+	send(f, 300);
+	tcp_enter_cwr(f->sk);
+	ack_rs(f, 1, 1, 100, 50);
+	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_ECN);
+	f->ops->release(f->sk);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 200U);
+
+	/* the stack Open: snd_ssthresh is left as it is */
+	xr_fixture_reset(f);
+	f->tp->snd_ssthresh = 77;
+	start(f, 100);
+	f->ops->release(f->sk);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 77U);
+}
+
 static void xr_timeout_returns_to_slow_start(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
@@ -901,6 +953,7 @@ static struct kunit_case cca_xregion_cases[] = {
 	KUNIT_CASE(xr_no_boost_when_marks_not_sparse),
 	KUNIT_CASE(xr_local_congestion_reduces_through_prr),
 	KUNIT_CASE(xr_ece_cwr_is_not_a_loss),
+	KUNIT_CASE(xr_release_leaves_ssthresh_at_meant_window),
 	KUNIT_CASE(xr_timeout_returns_to_slow_start),
 	KUNIT_CASE(xr_undo_restores_window),
 	KUNIT_CASE(xr_falls_back_without_ecn),

@@ -458,6 +458,17 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	u32 unit = ccaas_pacing_unit(tp);	/* the one division per ACK */
 	u32 gain;
 
+	/*
+	 * RTT samples for the delay-rise check, in slow start only. rs->rtt_us
+	 * is the sample a pkts_acked() callback would get in this same ACK
+	 * (tcp_ack_update_rtt() sets it for tcp_clean_rtx_queue()), taken
+	 * here to save the stack an indirect call per ACK.
+	 */
+	if (ca->mode == XR_SS && rs->rtt_us > 0) {
+		ca->ss.rtt_min_us = min_t(u32, ca->ss.rtt_min_us, rs->rtt_us);
+		ca->ss.samples++;
+	}
+
 	if (ccaas_round_over(&ca->round, tp)) {
 		if (ccaas_logged(sk))
 			xr_round_end_logged(sk, ca, unit);
@@ -517,18 +528,6 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	ccaas_pacing_set(sk, unit, tcp_snd_cwnd(tp), gain);
 }
 
-/* RTT samples for the delay-rise check, in slow start only. */
-static void cca_xregion_pkts_acked(struct sock *sk,
-				   const struct ack_sample *sample)
-{
-	struct cca_xregion *ca = inet_csk_ca(sk);
-
-	if (ca->mode != XR_SS || sample->rtt_us <= 0)
-		return;
-	ca->ss.rtt_min_us = min_t(u32, ca->ss.rtt_min_us, sample->rtt_us);
-	ca->ss.samples++;
-}
-
 /*
  * The stack calls this when it starts a reduction episode: fast recovery,
  * a timeout, and also the first ECE (tcp_enter_cwr(), see the top). The
@@ -579,6 +578,27 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	default:
 		break;
 	}
+}
+
+/*
+ * The socket leaves for another CCA (a migration, or the application's own
+ * TCP_CONGESTION). snd_ssthresh holds what ssthresh() last returned, the
+ * loss reaction, which this CCA applies only through a DEC of its own: after
+ * a sparse ECE it is 0.7 of a cwnd this CCA keeps. A CCA without
+ * cong_control() ends the stack's CWR or Recovery by setting cwnd to
+ * snd_ssthresh, so it would inherit a cut this CCA never made (measured on
+ * 7.3: cwnd 184 -> 128 at a move to cca_cubic, and 23 % of the rate lost
+ * for seconds). Leave it the window meant: the DEC's target, else cwnd.
+ */
+static void cca_xregion_release(struct sock *sk)
+{
+	struct cca_xregion *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u8 state = inet_csk(sk)->icsk_ca_state;
+
+	if (state != TCP_CA_CWR && state != TCP_CA_Recovery)
+		return;
+	tp->snd_ssthresh = xr_in_dec(ca) ? ca->prr.target : tcp_snd_cwnd(tp);
 }
 
 /*
@@ -677,7 +697,7 @@ static struct tcp_congestion_ops cca_xregion_ops __read_mostly = {
 	.cong_control	= cca_xregion_cong_control,
 	.undo_cwnd	= cca_xregion_undo_cwnd,
 	.cwnd_event	= cca_xregion_cwnd_event,
-	.pkts_acked	= cca_xregion_pkts_acked,
+	.release	= cca_xregion_release,
 	.get_info	= cca_xregion_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.flags		= TCP_CONG_NEEDS_ECN,
@@ -692,7 +712,7 @@ static struct tcp_congestion_ops cca_xregion_ne_ops __read_mostly = {
 	.cong_control	= cca_xregion_cong_control,
 	.undo_cwnd	= cca_xregion_undo_cwnd,
 	.cwnd_event	= cca_xregion_cwnd_event,
-	.pkts_acked	= cca_xregion_pkts_acked,
+	.release	= cca_xregion_release,
 	.get_info	= cca_xregion_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.owner		= THIS_MODULE,
