@@ -32,6 +32,8 @@ static inline void cca_test_sock_init(struct tcp_sock *tp, u32 mss, u32 cwnd)
 	struct sock *sk = (struct sock *)tp;
 
 	sk->sk_family = AF_INET;
+	sk->sk_type = SOCK_STREAM;
+	sk->sk_protocol = IPPROTO_TCP;
 	sk->sk_state = TCP_ESTABLISHED;
 	write_pnet(&sk->sk_net, &init_net);
 	tp->mss_cache = mss;

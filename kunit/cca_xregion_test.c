@@ -154,7 +154,6 @@ static void ack_rs(struct xr_fixture *f, u32 pkts, u32 ce, s32 rs_delivered,
 	cong_control(f, &rs);
 }
 
-/* An unmarked ACK of @pkts packets, the sample a round of them. */
 /* An unmarked ACK of one packet whose RTT sample is @rtt_us. */
 static void ack_rtt(struct xr_fixture *f, s32 rtt_us)
 {
@@ -173,6 +172,10 @@ static void ack_rtt(struct xr_fixture *f, s32 rtt_us)
 	cong_control(f, &rs);
 }
 
+/*
+ * An unmarked ACK of @pkts packets, the sample a round of them (its RTT
+ * sample: the path's, XT_RTT_US).
+ */
 static void ack(struct xr_fixture *f, u32 pkts)
 {
 	ack_rs(f, pkts, 0, max(tcp_snd_cwnd(f->tp), 1U), 0);
@@ -734,12 +737,29 @@ static void xr_ece_cwr_is_not_a_loss(struct kunit *test)
 	KUNIT_EXPECT_GE(test, tcp_snd_cwnd(f->tp), 100U);
 }
 
+/* PRR state as the stack leaves it for a cong_control() CCA in CWR */
+static void stale_prr(struct xr_fixture *f)
+{
+	f->tp->prior_cwnd = 400;
+	f->tp->prr_delivered = 0;
+	f->tp->prr_out = 90;
+}
+
+static void expect_fresh_prr(struct kunit *test, struct xr_fixture *f)
+{
+	KUNIT_EXPECT_EQ(test, f->tp->prior_cwnd, tcp_snd_cwnd(f->tp));
+	KUNIT_EXPECT_EQ(test, f->tp->prr_delivered, 0U);
+	KUNIT_EXPECT_EQ(test, f->tp->prr_out, 0U);
+}
+
 /*
- * Leaving for another CCA mid-CWR: the next one (without cong_control())
- * ends CWR at snd_ssthresh, so release() leaves there the window xregion
- * meant: its cwnd after sparse marks, the DEC's target in a DEC.
+ * Leaving for another CCA mid-episode: the next one (without
+ * cong_control()) continues CWR or Recovery with the stack's PRR and ends
+ * it at snd_ssthresh, so release() restarts the episode from the current
+ * cwnd towards the window xregion meant: its cwnd after sparse marks, the
+ * DEC's target in a DEC.
  */
-static void xr_release_leaves_ssthresh_at_meant_window(struct kunit *test)
+static void xr_release_restarts_episode_at_meant_window(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
 
@@ -751,11 +771,13 @@ static void xr_release_leaves_ssthresh_at_meant_window(struct kunit *test)
 	tcp_enter_cwr(f->sk);
 	ack_rs(f, 1, 1, 100, 1);
 	KUNIT_ASSERT_TRUE(test, inet_csk(f->sk)->icsk_ca_state == TCP_CA_CWR);
-	KUNIT_ASSERT_LT(test, f->tp->snd_ssthresh, tcp_snd_cwnd(f->tp));
+	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 70U);
+	stale_prr(f);
 	f->ops->release(f->sk);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, tcp_snd_cwnd(f->tp));
+	expect_fresh_prr(test, f);
 
-	/* strong marks: a DEC to 2/3 of 300 (alpha 1) */
+	/* strong marks: a DEC to 2/3 of 300 (alpha 1), part way down */
 	xr_fixture_reset(f);
 	f->tp->snd_ssthresh = 50;
 	start(f, 300);
@@ -763,15 +785,62 @@ static void xr_release_leaves_ssthresh_at_meant_window(struct kunit *test)
 	tcp_enter_cwr(f->sk);
 	ack_rs(f, 1, 1, 100, 50);
 	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_ECN);
+	ack(f, 30);
+	KUNIT_ASSERT_GT(test, tcp_snd_cwnd(f->tp), 200U);
+	stale_prr(f);
 	f->ops->release(f->sk);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 200U);
+	expect_fresh_prr(test, f);
 
-	/* the stack Open: snd_ssthresh is left as it is */
+	/* fast recovery: the loss DEC's target, 0.7 of 100 */
+	xr_fixture_reset(f);
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	send(f, 100);
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	ack(f, 1);
+	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
+	stale_prr(f);
+	f->ops->release(f->sk);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+	expect_fresh_prr(test, f);
+}
+
+/*
+ * release() leaves alone: a reduction not yet applied (ssthresh() called
+ * on the send path, no ACK since), an Open socket, a closed one.
+ */
+static void xr_release_leaves_other_states(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	send(f, 100);
+	tcp_enter_cwr(f->sk);
+	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 70U);
+	stale_prr(f);
+	f->ops->release(f->sk);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+	KUNIT_EXPECT_EQ(test, f->tp->prr_out, 90U);
+
 	xr_fixture_reset(f);
 	f->tp->snd_ssthresh = 77;
 	start(f, 100);
 	f->ops->release(f->sk);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 77U);
+
+	xr_fixture_reset(f);
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	send(f, 100);
+	tcp_enter_cwr(f->sk);
+	ack_rs(f, 1, 1, 100, 1);
+	f->sk->sk_state = TCP_CLOSE;
+	f->tp->snd_ssthresh = 10;
+	f->ops->release(f->sk);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 10U);
 }
 
 static void xr_timeout_returns_to_slow_start(struct kunit *test)
@@ -953,7 +1022,8 @@ static struct kunit_case cca_xregion_cases[] = {
 	KUNIT_CASE(xr_no_boost_when_marks_not_sparse),
 	KUNIT_CASE(xr_local_congestion_reduces_through_prr),
 	KUNIT_CASE(xr_ece_cwr_is_not_a_loss),
-	KUNIT_CASE(xr_release_leaves_ssthresh_at_meant_window),
+	KUNIT_CASE(xr_release_restarts_episode_at_meant_window),
+	KUNIT_CASE(xr_release_leaves_other_states),
 	KUNIT_CASE(xr_timeout_returns_to_slow_start),
 	KUNIT_CASE(xr_undo_restores_window),
 	KUNIT_CASE(xr_falls_back_without_ecn),

@@ -461,8 +461,9 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	/*
 	 * RTT samples for the delay-rise check, in slow start only. rs->rtt_us
 	 * is the sample a pkts_acked() callback would get in this same ACK
-	 * (tcp_ack_update_rtt() sets it for tcp_clean_rtx_queue()), taken
-	 * here to save the stack an indirect call per ACK.
+	 * (tcp_ack_update_rtt() sets it for tcp_clean_rtx_queue(), which runs
+	 * on every ACK that reaches cong_control()), taken here to save the
+	 * stack an indirect call per ACK.
 	 */
 	if (ca->mode == XR_SS && rs->rtt_us > 0) {
 		ca->ss.rtt_min_us = min_t(u32, ca->ss.rtt_min_us, rs->rtt_us);
@@ -582,23 +583,37 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 
 /*
  * The socket leaves for another CCA (a migration, or the application's own
- * TCP_CONGESTION). snd_ssthresh holds what ssthresh() last returned, the
- * loss reaction, which this CCA applies only through a DEC of its own: after
- * a sparse ECE it is 0.7 of a cwnd this CCA keeps. A CCA without
- * cong_control() ends the stack's CWR or Recovery by setting cwnd to
- * snd_ssthresh, so it would inherit a cut this CCA never made (measured on
- * 7.3: cwnd 184 -> 128 at a move to cca_cubic, and 23 % of the rate lost
- * for seconds). Leave it the window meant: the DEC's target, else cwnd.
+ * TCP_CONGESTION) in the stack's CWR or Recovery. This CCA does its own
+ * reduction (its DEC) and leaves the stack's PRR unused: after a sparse ECE
+ * snd_ssthresh still holds ssthresh()'s loss reaction, 0.7 of a cwnd this
+ * CCA keeps, and prr_delivered stays 0 while prr_out counts what was sent
+ * since the episode began. A CCA without cong_control() continues the
+ * episode with the stack's PRR and ends it at snd_ssthresh: it would make a
+ * cut this CCA never made (measured on 7.3: cwnd 184 -> 128 at a move to
+ * cca_cubic, and 23 % of the rate lost for seconds), or, with prr_out far
+ * ahead of prr_delivered, stop sending. So the episode restarts from the
+ * current cwnd (what tcp_init_cwnd_reduction() sets) towards the window
+ * meant: the DEC's target, else cwnd. Not when a reduction is still to be
+ * applied (ssthresh() called, cong_control() not yet: local congestion on
+ * the send path), whose snd_ssthresh and fresh PRR state stand; nor for a
+ * socket that is not an established TCP one (tcp_disconnect() calls this
+ * after resetting the window, and an MPTCP socket is no tcp_sock).
  */
 static void cca_xregion_release(struct sock *sk)
 {
 	struct cca_xregion *ca = inet_csk_ca(sk);
-	struct tcp_sock *tp = tcp_sk(sk);
 	u8 state = inet_csk(sk)->icsk_ca_state;
+	struct tcp_sock *tp;
 
-	if (state != TCP_CA_CWR && state != TCP_CA_Recovery)
+	if (!sk_is_tcp(sk) || sk->sk_state == TCP_CLOSE ||
+	    sk->sk_state == TCP_LISTEN || ca->reduce ||
+	    (state != TCP_CA_CWR && state != TCP_CA_Recovery))
 		return;
+	tp = tcp_sk(sk);
 	tp->snd_ssthresh = xr_in_dec(ca) ? ca->prr.target : tcp_snd_cwnd(tp);
+	tp->prior_cwnd = tcp_snd_cwnd(tp);
+	tp->prr_delivered = 0;
+	tp->prr_out = 0;
 }
 
 /*

@@ -239,7 +239,7 @@ test_fleet_setup() {
 # and no commit anywhere.
 test_fleet_check_mode() {
 	local before
-	before=$(fl_generations)
+	before=$(fl_generations) || { fail fleet_check_mode "no policy from a host"; return 1; }
 	fl_play check rollout.yml -e ccaas_pair=1,2 --check --diff ||
 		{ fail fleet_check_mode "exit status: $(tail -n 20 "$FL/check.out")"; return 1; }
 	if ! grep -q '^+ locality xregion region 2 cca cca_xregion' "$FL/check.out" ||
@@ -276,7 +276,8 @@ print(" ".join("%s/%s" % (x["cca"], x.get("ecn")) for x in s))' "$(fl_ip r2a)")
 # The same run again: nothing changes, no generation moves.
 test_fleet_rollout_idempotent() {
 	local before
-	before=$(fl_generations)
+	before=$(fl_generations) ||
+		{ fail fleet_rollout_idempotent "no policy from a host"; return 1; }
 	fl_play again12 rollout.yml -e ccaas_pair=1,2 ||
 		{ fail fleet_rollout_idempotent "second run failed: $(tail -n 30 "$FL/again12.out")"; return 1; }
 	[ "$(fl_changed again12)" = 0 ] ||
@@ -307,7 +308,8 @@ test_fleet_gate_rolls_back_pair() {
 	# one region at a time, in the pair's order (against the inventory's):
 	# region 3's last commit before region 2's first
 	for h in r2a r2b r3a r3b; do
-		"$CCACTL" -n "$h" -j policy history >"$FL/history-$h.json"
+		"$CCACTL" -n "$h" -j policy history >"$FL/history-$h.json" ||
+			{ fail $t "no policy history from $h"; return 1; }
 	done
 	order=$(python3 -c '
 import json, sys

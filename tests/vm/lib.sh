@@ -163,14 +163,20 @@ py() {
 # sleep SECONDS: sleep(1) without a process for a plain number of seconds
 # (read times out on a pipe nobody writes to): the suite's wait loops sleep
 # 0.1 s at a time, and on the sanitizer kernel under TCG each exec costs
-# about 0.3 s. Anything else goes to sleep(1).
+# about 0.3 s. Anything else, or a read that ends other than by its
+# timeout, goes to sleep(1). The pipe is opened here, once, as this file is
+# sourced: a process substitution sets $!, which a test may still want for
+# the job it started before its first sleep.
+exec {CCAAS_SLEEP_FD}<> <(:)
 sleep() {
+	local rc
 	if [ $# -ne 1 ] || [ -z "$1" ] || [ -n "${1//[0-9.]/}" ]; then
 		command sleep "$@"
 		return
 	fi
-	[ -n "${CCAAS_SLEEP_FD:-}" ] || exec {CCAAS_SLEEP_FD}<> <(:)
-	read -rt "$1" -u "$CCAAS_SLEEP_FD" || :
+	read -rt "$1" -u "$CCAAS_SLEEP_FD"
+	rc=$?
+	[ "$rc" -gt 128 ] || command sleep "$1"
 }
 
 # ---- namespaces ------------------------------------------------------------------

@@ -51,14 +51,24 @@ static inline u32 ccaas_alpha_update(u32 alpha, u32 delivered, u32 marked,
 #define CCAAS_ALPHA_SEED_MIN	100U
 
 /*
- * alpha for a CCA's init(). A new connection starts at @init (1, the worst
- * case, in every ccaas CCA: the first reaction halves cwnd, as Reno). A
- * connection taken over mid-transfer (a migration, or an application
- * switching its CCA) has a history: the fraction of its delivered packets
- * that were CE-marked, tp->delivered_ce / tp->delivered. Starting from 1
- * instead would cut it by half at the first mark, however few the marks,
- * and it would then take tens of rounds to drain alpha back: a move between
- * ECN CCAs measured a 50 % goodput dip lasting 0.7 s at 50 Mbit/s.
+ * alpha for a CCA's init(). A new connection starts at @init (by default 1,
+ * the worst case: the first reaction halves cwnd, as Reno). A connection
+ * taken over mid-transfer (a migration, or an application switching its
+ * CCA) has a history: the fraction of its delivered packets that were
+ * CE-marked, tp->delivered_ce / tp->delivered, which then replaces @init
+ * (also one a rule's alpha_on_init set). Starting from 1 instead would cut
+ * it by half at the first mark, however few the marks, and it would then
+ * take tens of rounds to drain alpha back: a move between ECN CCAs measured
+ * a 50 % goodput dip lasting 0.7 s at 50 Mbit/s.
+ *
+ * The fraction is the connection's whole life's, not its last rounds': a
+ * flow unmarked for long and marked now starts low and climbs at the EWMA's
+ * gain, as it would have under the CCA it left. With a peer echoing ECE
+ * until CWR (RFC 3168), delivered_ce counts every packet an ECE ACK covers,
+ * so the seed errs high, towards @init. The counters are u32: past 2^32
+ * delivered packets the fraction may be wrong; then either delivered is
+ * below the threshold or delivered_ce above delivered, and the result is
+ * @init or 1, the behaviour without a seed.
  */
 static inline u32 ccaas_alpha_seed(const struct tcp_sock *tp, u32 init)
 {

@@ -37,11 +37,9 @@ soak_going() {
 	[ "$EPOCHSECONDS" -lt "$SOAK_DEADLINE" ]
 }
 
-# soak_sleep SECONDS: sleep without a process (read times out on a pipe
-# nobody writes to)
+# soak_sleep SECONDS: sleep without a process (lib.sh's sleep)
 soak_sleep() {
-	[ -n "${SOAK_SLEEP_FD:-}" ] || exec {SOAK_SLEEP_FD}<> <(:)
-	read -rt "$1" -u "$SOAK_SLEEP_FD"
+	sleep "$1"
 }
 
 # soak_pause MAX_MS: sleep a random 0..MAX_MS milliseconds
