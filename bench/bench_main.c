@@ -24,8 +24,11 @@
  *            loop without the calls is the baseline. Read: the report.
  *   perack   Per-ACK cost of a CCA's callbacks: see perack.c.
  *   migrate  Write 1: arm a kretprobe on ccaas_migrate() (and forget earlier
- *            calls); 0: disarm. Read: one line per call since armed: time
- *            from entry to return and the call's counts.
+ *            calls); 2: also one on ccaas_migrate_one(), the visit of one
+ *            socket (its lock_sock() to its release_sock(), and the checks
+ *            before); 0: disarm. Read: one line per call since armed: time
+ *            from entry to return, the call's counts and, with 2, the
+ *            longest and the total time of one socket's visit.
  *
  * The methods, each a loop over the same addresses:
  *   loop        reading the address only: the loop's own cost
@@ -441,8 +444,15 @@ static const struct file_operations bench_select_fops = {
 
 struct bench_mig_call {
 	u64 ns;
+	u64 one_max_ns;		/* longest ccaas_migrate_one() of the call */
+	u64 one_sum_ns;
+	u32 one_n;
 	struct ccaas_migrate_stats stats;
 };
+
+/* the ccaas_migrate() call in flight: its visits so far (one at a time) */
+static u64 bench_one_max, bench_one_sum;
+static u32 bench_one_n;
 
 /* per call in flight: when it started, where it leaves its counts */
 struct bench_mig_inst {
@@ -460,6 +470,9 @@ static int bench_mig_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	/* ccaas_migrate(net, force, stats) */
 	d->stats = (struct ccaas_migrate_stats *)regs_get_kernel_argument(regs, 2);
+	WRITE_ONCE(bench_one_max, 0);
+	WRITE_ONCE(bench_one_sum, 0);
+	WRITE_ONCE(bench_one_n, 0);
 	d->t0 = ktime_get_ns();
 	return 0;
 }
@@ -474,9 +487,40 @@ static int bench_mig_return(struct kretprobe_instance *ri,
 	if (i < BENCH_MIG_CALLS) {
 		bench_mig[i].ns = t1 - d->t0;
 		bench_mig[i].stats = *d->stats;	/* the caller's, still live */
+		bench_mig[i].one_max_ns = READ_ONCE(bench_one_max);
+		bench_mig[i].one_sum_ns = READ_ONCE(bench_one_sum);
+		bench_mig[i].one_n = READ_ONCE(bench_one_n);
 	}
 	return 0;
 }
+
+static int bench_one_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(u64 *)ri->data = ktime_get_ns();
+	return 0;
+}
+
+/* ccaas_migrate() visits one socket at a time: plain updates suffice */
+static int bench_one_return(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	u64 ns = ktime_get_ns() - *(u64 *)ri->data;
+
+	WRITE_ONCE(bench_one_max, max(READ_ONCE(bench_one_max), ns));
+	WRITE_ONCE(bench_one_sum, READ_ONCE(bench_one_sum) + ns);
+	WRITE_ONCE(bench_one_n, READ_ONCE(bench_one_n) + 1);
+	return 0;
+}
+
+static struct kretprobe bench_one_probe = {
+	.kp.symbol_name = "ccaas_migrate_one",
+	.entry_handler = bench_one_entry,
+	.handler = bench_one_return,
+	.data_size = sizeof(u64),
+	.maxactive = 4,
+};
+
+static bool bench_one_armed;
 
 static struct kretprobe bench_mig_probe = {
 	.kp.symbol_name = "ccaas_migrate",
@@ -489,13 +533,19 @@ static struct kretprobe bench_mig_probe = {
 static ssize_t bench_migrate_write(struct file *file, const char __user *ubuf,
 				   size_t len, loff_t *ppos)
 {
-	bool arm;
+	unsigned int arm;
 	int err;
 
-	err = kstrtobool_from_user(ubuf, len, &arm);
+	err = kstrtouint_from_user(ubuf, len, 0, &arm);
 	if (err)
 		return err;
+	if (arm > 2)
+		return -EINVAL;
 	mutex_lock(&bench_lock);
+	if (bench_one_armed && arm != 2) {
+		unregister_kretprobe(&bench_one_probe);
+		bench_one_armed = false;
+	}
 	if (arm && !bench_mig_armed) {
 		atomic_set(&bench_mig_n, 0);
 		/* a kretprobe cannot be registered twice without a reset */
@@ -506,6 +556,12 @@ static ssize_t bench_migrate_write(struct file *file, const char __user *ubuf,
 	} else if (!arm && bench_mig_armed) {
 		unregister_kretprobe(&bench_mig_probe);
 		bench_mig_armed = false;
+	}
+	if (!err && arm == 2 && !bench_one_armed) {
+		memset(&bench_one_probe.kp, 0, sizeof(bench_one_probe.kp));
+		bench_one_probe.kp.symbol_name = "ccaas_migrate_one";
+		err = register_kretprobe(&bench_one_probe);
+		bench_one_armed = !err;
 	}
 	mutex_unlock(&bench_lock);
 	return err ? err : len;
@@ -523,14 +579,16 @@ static ssize_t bench_migrate_read(struct file *file, char __user *ubuf,
 		const struct ccaas_migrate_stats *s = &bench_mig[i].stats;
 
 		bench_out(bench_mig_report, &off,
-			  "call=%d ns=%llu examined=%u migrated=%u unchanged=%u refused=%u other=%u\n",
+			  "call=%d ns=%llu examined=%u migrated=%u unchanged=%u refused=%u other=%u one_n=%u one_max_ns=%llu one_sum_ns=%llu\n",
 			  i + 1, bench_mig[i].ns, s->examined,
 			  s->count[CCAAS_MOVE_MIGRATED],
 			  s->count[CCAAS_MOVE_UNCHANGED],
 			  s->count[CCAAS_MOVE_REFUSED],
 			  s->examined - s->count[CCAAS_MOVE_MIGRATED] -
 			  s->count[CCAAS_MOVE_UNCHANGED] -
-			  s->count[CCAAS_MOVE_REFUSED]);
+			  s->count[CCAAS_MOVE_REFUSED],
+			  bench_mig[i].one_n, bench_mig[i].one_max_ns,
+			  bench_mig[i].one_sum_ns);
 	}
 	ret = simple_read_from_buffer(ubuf, len, ppos, bench_mig_report, off);
 	mutex_unlock(&bench_lock);
@@ -578,6 +636,8 @@ static void __exit bench_exit(void)
 {
 	debugfs_remove_recursive(bench_dir);
 	bench_perack_exit();
+	if (bench_one_armed)
+		unregister_kretprobe(&bench_one_probe);
 	if (bench_mig_armed)
 		unregister_kretprobe(&bench_mig_probe);
 	vfree(bench_addrs);

@@ -4,7 +4,7 @@
 # Usage: guest.sh PART
 #   lookup    scope table vs FIB lookups at 1k, 10k and 100k prefixes
 #   selector  connect/close loops with and without the selector's work
-#   migrate   ccactl migrate over 10 000 established connections
+#   migrate   ccactl migrate over 1 000, 10 000 and 100 000 connections
 #   perack    instructions per emulated ACK of in-tree and ccaas CCAs
 #   ccalog    the per-ACK cost of the CCAs' ccalog calls
 #   transient the throughput dip of a bulk flow migrated mid-transfer
@@ -12,7 +12,7 @@
 # Environment (set by run.sh): CCAAS_ROOT, CCAAS_KO_DIR, CCACTL, BENCH_KO
 # (ccaas_bench.ko), BENCH_TOOL (conntool), BENCH_DATA (gen_data.py output),
 # RESULTS; optional BENCH_ROUNDS, BENCH_CONNECTS, BENCH_REPEATS,
-# BENCH_MIG_CONNS; for transient BENCH_TRANSIENT (transient.c's binary) and
+# BENCH_MIG_SIZES; for transient BENCH_TRANSIENT (transient.c's binary) and
 # optional BENCH_TR_GROUPS, BENCH_TR_RATE, BENCH_TR_REPS, BENCH_TR_GAP.
 #
 # Every figure is one line "BENCH <part> key=value ..." on stdout and in
@@ -27,7 +27,10 @@ DBG=/sys/kernel/debug/ccaas_bench
 ROUNDS=${BENCH_ROUNDS:-15}
 CONNECTS=${BENCH_CONNECTS:-3000}
 REPEATS=${BENCH_REPEATS:-5}
-MIG_CONNS=${BENCH_MIG_CONNS:-10000}
+# migrate: the numbers of established connections, each a run of its own
+MIG_SIZES=${BENCH_MIG_SIZES:-1000 10000 100000}
+MIG_MAX=$(echo "$MIG_SIZES" | tr ' ' '\n' | sort -n | tail -n 1)
+MIG_PORT_CONNS=40000
 SERVER=$PAIR_B_IP
 
 # emit PART KEY=VALUE...: one result line
@@ -152,46 +155,81 @@ part_selector() {
 
 # ---- migration -------------------------------------------------------------------
 
-# mig_pass ROUND KIND TARGET: one timed `ccactl migrate`
+# mig_pass SIZE ROUND KIND TARGET: one timed `ccactl migrate`
 mig_pass() {
 	local t0 ms out
 	t0=$(now_ns)
 	out=$("$CCACTL" -n a -j migrate)
 	ms=$(ms_since "$t0")
-	emit migrate round="$1" pass="$2" target="$3" ccactl_ms="$ms" \
+	emit migrate size="$1" round="$2" pass="$3" target="$4" ccactl_ms="$ms" \
 		"kernel_$(tail -n 1 "$DBG/migrate")" \
 		reply="$(echo "$out" | tr -d ' \n')"
 }
 
-part_migrate() {
-	local r target t0 n
-	load_ccaas tcp_cca_dctcp
-	insmod "$BENCH_KO"
-	ulimit -n $((MIG_CONNS + 1000))
+# mig_size N: N established connections from a to b, on MIG_PORT_CONNS per
+# server port (one client address: a port range per destination port),
+# then three rounds of a move and an idempotent pass; round 3 also times
+# each socket's visit (a second kretprobe, which the per-socket figure of
+# rounds 1 and 2 does not carry)
+mig_size() {
+	local n=$1 r target t0 ports p left c pids=""
+	netns_cleanup
 	netns_pair a b
+	ns a sysctl -qw net.ipv4.ip_local_port_range="10000 60999"
 	"$CCACTL" -n a scope add "$SERVER/32" locality dc
 	"$CCACTL" -n a policy set default cca cubic >/dev/null
-	in_netns b "$BENCH_TOOL" server "$SERVER" 7002 hold &
-	wait_port b 7002
-	t0=$(now_ns)
-	in_netns a "$BENCH_TOOL" hold "$SERVER" 7002 "$MIG_CONNS" /tmp/mig_ready &
-	while [ ! -e /tmp/mig_ready ]; do
-		kill -0 $! || { echo "conntool hold failed" >&2; return 1; }
-		sleep 0.5
+	ports=$(((n + MIG_PORT_CONNS - 1) / MIG_PORT_CONNS))
+	for p in $(seq 0 $((ports - 1))); do
+		in_netns b "$BENCH_TOOL" server "$SERVER" $((7002 + p)) hold &
+		wait_port b $((7002 + p))
 	done
-	n=$(ns a ss -Htn state established "( dport = :7002 )" | wc -l)
-	emit migrate setup=1 connections="$n" open_ms="$(ms_since "$t0")"
-	echo 1 >"$DBG/migrate"
+	t0=$(now_ns)
+	left=$n
+	rm -f /tmp/mig_ready.*
+	for p in $(seq 0 $((ports - 1))); do
+		c=$((left < MIG_PORT_CONNS ? left : MIG_PORT_CONNS))
+		left=$((left - c))
+		in_netns a "$BENCH_TOOL" hold "$SERVER" $((7002 + p)) "$c" "/tmp/mig_ready.$p" &
+		pids="$pids $!"
+	done
+	for p in $(seq 0 $((ports - 1))); do
+		while [ ! -e "/tmp/mig_ready.$p" ]; do
+			# shellcheck disable=SC2086 # one word per pid
+			kill -0 $pids || { echo "conntool hold failed" >&2; return 1; }
+			if [ "$(ms_since "$t0")" -gt 300000 ]; then
+				echo "$n connections not open after 300 s:" \
+					"$(ns a ss -Htn state established | wc -l) established," \
+					"$(ns a ss -Htn state syn-sent | wc -l) in SYN-SENT" >&2
+				grep -E 'MemFree|Slab' /proc/meminfo >&2
+				dmesg | tail -n 5 >&2
+				return 1
+			fi
+			sleep 0.5
+		done
+	done
+	c=$(ns a ss -Htn state established | wc -l)
+	emit migrate setup=1 size="$n" connections="$c" open_ms="$(ms_since "$t0")"
 	for r in 1 2 3; do
 		target=cca_dctcp
 		[ $((r % 2)) = 1 ] || target=cubic
+		if [ "$r" = 3 ]; then echo 2; else echo 1; fi >"$DBG/migrate"
 		"$CCACTL" -n a policy set locality dc cca "$target" no_migrate >/dev/null
-		mig_pass "$r" move "$target"
-		mig_pass "$r" again "$target"
-		echo "after round $r: $(ns a ss -tinH state established "( dport = :7002 )" |
+		mig_pass "$n" "$r" move "$target"
+		mig_pass "$n" "$r" again "$target"
+		echo "$n sockets, after round $r: $(ns a ss -tinH state established |
 			grep -oE ' (cubic|cca_dctcp[-a-z]*) ' | sort | uniq -c | tr '\n' ' ')"
 	done
 	echo 0 >"$DBG/migrate"
+}
+
+part_migrate() {
+	local n
+	load_ccaas tcp_cca_dctcp
+	insmod "$BENCH_KO"
+	ulimit -n $((MIG_MAX + 1000))
+	for n in $MIG_SIZES; do
+		mig_size "$n" || return 1
+	done
 }
 
 # ---- per-ACK cost of CCAs ---------------------------------------------------------

@@ -209,8 +209,9 @@ def select_table(data):
 
 
 def migrate_table(data):
-    header = ["kernel", "mode", "pass", "sockets", "migrated", "kernel time",
-              "per socket", "sockets/s", "ccactl ms", "n"]
+    header = ["kernel", "mode", "sockets", "pass", "migrated", "kernel time",
+              "per socket", "sockets/s", "longest visit", "mean visit",
+              "ccactl ms", "n"]
     rows = []
     setup = []
     for (k, mode, part), rs in sorted(data.items()):
@@ -218,17 +219,20 @@ def migrate_table(data):
             continue
         per = {}
         for _, kv in rs:
+            size = int(kv.get("size", 0))
             if kv.get("setup"):
-                setup.append([k, mode, kv["connections"], kv["open_ms"]])
+                setup.append([k, mode, size, kv["connections"], kv["open_ms"]])
             if "pass" not in kv:
                 continue
-            per.setdefault(kv["pass"], []).append(kv)
-        for p in ("move", "again"):
-            if p not in per:
-                continue
-            kvs = per[p]
-            ns = [int(x["ns"]) for x in kvs]
-            ex = [int(x["examined"]) for x in kvs]
+            per.setdefault((size, kv["pass"]), []).append(kv)
+        for size, p in sorted(per, key=lambda x: (x[0], x[1] != "move")):
+            kvs = per[(size, p)]
+            # rounds 1 and 2: ccaas_migrate() alone; round 3 also times
+            # each socket's visit, whose probe adds to the total
+            plain = [x for x in kvs if x.get("round") != "3"] or kvs
+            visits = [x for x in kvs if int(x.get("one_n", 0)) > 0]
+            ns = [int(x["ns"]) for x in plain]
+            ex = [int(x["examined"]) for x in plain]
             mig = sorted(set(x["migrated"] for x in kvs))
             each = [n / e for n, e in zip(ns, ex)]
             if mode == "icount":
@@ -237,9 +241,16 @@ def migrate_table(data):
             else:
                 ktime = "%s ms" % spread([n / 1e6 for n in ns], 2)
                 rate = spread([e / (n / 1e9) for n, e in zip(ns, ex)], 0)
-            rows.append([k, mode, p, "/".join(sorted(set(map(str, ex)))),
+            if visits:
+                longest = "%s %s" % (spread([int(x["one_max_ns"]) for x in visits], 0), unit(mode))
+                mean = "%s %s" % (spread([int(x["one_sum_ns"]) / int(x["one_n"])
+                                          for x in visits], 0), unit(mode))
+            else:
+                longest = mean = ""
+            rows.append([k, mode, size or "/".join(sorted(set(map(str, ex)))), p,
                          "/".join(mig), ktime,
                          "%s %s" % (spread(each, 0), unit(mode)), rate,
+                         longest, mean,
                          spread([float(x["ccactl_ms"]) for x in kvs], 0),
                          len(kvs)])
     out = ["== Migration of established connections (ccactl migrate)",
@@ -247,12 +258,16 @@ def migrate_table(data):
            "the ehash walk and, per socket of the netns, lock, re-check,",
            "scope lookup, policy match and switch. move: every socket changes",
            "CCA (cubic <-> cca_dctcp, alternating); again: the idempotent",
-           "second pass (all unchanged). ccactl ms: the whole command (exec,",
-           "netlink, reply), guest time; under icount that includes idle warps",
-           "(9p reads) and means nothing. Median [min-max] of the passes.", "",
+           "second pass (all unchanged). Kernel time and per socket: rounds 1",
+           "and 2. Longest and mean visit: round 3, a second kretprobe on",
+           "ccaas_migrate_one() (a socket's checks, lock_sock() to",
+           "release_sock()): the longest any one socket's lock is held, at",
+           "most. ccactl ms: the whole command (exec, netlink, reply), guest",
+           "time; under icount that includes idle warps (9p reads) and means",
+           "nothing. Median [min-max] of the passes.", "",
            table(header, rows)]
     if setup:
-        out += ["", table(["kernel", "mode", "established", "opened in ms"],
+        out += ["", table(["kernel", "mode", "size", "established", "opened in ms"],
                           setup)]
     return "\n".join(out)
 

@@ -103,15 +103,18 @@ for k in $kvers; do
 			run=$out/$(ccaas_short_kver "$k")-$mode-$part
 			echo "bench: $k $mode $part -> $run" >&2
 			# transient: two flows of about 30 s of guest time each
-			limit=300
+			# migrate: up to 100 000 connections, both ends in the guest
+			limit=300 mem=1024
 			[ "$part" != transient ] || limit=900
-			PATH=$path "$root/scripts/vm-run.sh" -q -t "$limit" -m 1024 -d "$run" \
+			[ "$part" != migrate ] || limit=1200 mem=3072
+			PATH=$path "$root/scripts/vm-run.sh" -q -t "$limit" -m "$mem" -d "$run" \
 				-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$k" \
 				-e "CCACTL=$root/tools/ccactl/ccactl" \
 				-e "BENCH_KO=$bdir/$k/ccaas_bench.ko" \
 				-e "BENCH_TOOL=$bdir/conntool" -e "BENCH_DATA=$bdir/data" \
 				-e "BENCH_TRANSIENT=$bdir/transient" \
 				-e "BENCH_ROUNDS=$rounds" -e "BENCH_CONNECTS=$connects" \
+				-e "BENCH_MIG_SIZES=${BENCH_MIG_SIZES:-1000 10000 100000}" \
 				"$k" -- "$bench/guest.sh" "$part" ||
 				{
 					echo "bench: $k $mode $part FAILED (see $run)" >&2
@@ -122,5 +125,7 @@ for k in $kvers; do
 done
 
 python3 "$bench/report.py" "$out" | tee "$out/report.txt"
+# the scaling curves (migrate, lookup) as PNG files beside the report
+python3 "$bench/plot.py" "$out" || failed=1
 echo "bench: runs and report in $out" >&2
 exit "$failed"
