@@ -30,7 +30,7 @@ REPEATS=${BENCH_REPEATS:-5}
 # migrate: the numbers of established connections, each a run of its own
 MIG_SIZES=${BENCH_MIG_SIZES:-1000 10000 100000}
 MIG_MAX=$(echo "$MIG_SIZES" | tr ' ' '\n' | sort -n | tail -n 1)
-MIG_PORT_CONNS=40000
+MIG_PORT_CONNS=20000
 SERVER=$PAIR_B_IP
 
 # emit PART KEY=VALUE...: one result line
@@ -167,7 +167,9 @@ mig_pass() {
 }
 
 # mig_size N: N established connections from a to b, on MIG_PORT_CONNS per
-# server port (one client address: a port range per destination port),
+# server port (one client address: a port range per destination port; the
+# kernel gives connect() the even half of the range first, 25 500 ports
+# here; past them each connect scans further for a free port),
 # then three rounds of a move and an idempotent pass; round 3 also times
 # each socket's visit (a second kretprobe, which the per-socket figure of
 # rounds 1 and 2 does not carry)
