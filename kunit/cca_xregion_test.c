@@ -239,6 +239,15 @@ static void xr_initial_window_is_100(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 17U);
 }
 
+/* The stack starts fast recovery (ssthresh(), then the state); one ACK. */
+static void enter_recovery(struct kunit *test, struct xr_fixture *f)
+{
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	ack(f, 1);
+	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
+}
+
 static void xr_slow_start_doubles_per_rtt(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
@@ -545,10 +554,7 @@ static void xr_back_to_back_recovery_cuts_again(struct kunit *test)
 	start(f, 100);
 	send(f, 100);
 	/* The stack starts fast recovery: ssthresh(), then the state. */
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
-	ack(f, 1);
-	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
+	enter_recovery(test, f);
 	fill(f);
 	for (i = 0; i < 99; i++) {
 		ack(f, 1);
@@ -797,10 +803,7 @@ static void xr_release_restarts_episode_at_meant_window(struct kunit *test)
 	f->tp->snd_ssthresh = 50;
 	start(f, 100);
 	send(f, 100);
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
-	ack(f, 1);
-	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
+	enter_recovery(test, f);
 	stale_prr(f);
 	f->ops->release(f->sk);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
@@ -874,10 +877,7 @@ static void xr_undo_restores_window(struct kunit *test)
 	send(f, 100);
 	/* The stack enters recovery: records prior_cwnd, calls ssthresh(). */
 	f->tp->prior_cwnd = 100;
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
-	ack(f, 1);
-	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
+	enter_recovery(test, f);
 	ack(f, 1);
 	KUNIT_EXPECT_LT(test, tcp_snd_cwnd(f->tp), 100U);
 	/* Spurious: back to 100, and out of DEC. */
