@@ -166,7 +166,8 @@ py() {
 # about 0.3 s. Anything else, or a read that ends other than by its
 # timeout, goes to sleep(1). The pipe is opened here, once, as this file is
 # sourced: a process substitution sets $!, which a test may still want for
-# the job it started before its first sleep.
+# the job it started before its first sleep. The read's status is caught
+# so that a caller under set -e (demo/guest.sh) lives through the timeout.
 exec {CCAAS_SLEEP_FD}<> <(:)
 sleep() {
 	local rc
@@ -174,8 +175,8 @@ sleep() {
 		command sleep "$@"
 		return
 	fi
-	read -rt "$1" -u "$CCAAS_SLEEP_FD"
-	rc=$?
+	rc=0
+	read -rt "$1" -u "$CCAAS_SLEEP_FD" || rc=$?
 	[ "$rc" -gt 128 ] || command sleep "$1"
 }
 
