@@ -234,6 +234,94 @@ part_migrate() {
 	done
 }
 
+# ---- scale: the selector against the policy's size; memory -----------------
+
+# rules_file N WHERE: a policy of N rules: N - 1 for `locality dc region 1
+# dc D` and the default rule. WHERE=last: D = 2..N, none of them the
+# server's (region 1, dc 1), so the match is the default rule, the last in
+# precedence order, after all the others; WHERE=first: D = 1..N-1, and the
+# server's rule is the first.
+rules_file() {
+	local d0=2
+	[ "$2" = last ] || d0=1
+	seq "$d0" $(($1 + d0 - 2)) | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }'
+	echo "default cca cubic"
+}
+
+# memcg_kernel: kernel memory charged to the bench cgroup (memory.stat
+# "kernel"), after the periodic 2 s flush of the per-CPU statistics
+memcg_kernel() {
+	command sleep 2.5
+	awk '$1 == "kernel" { print $2 }' "$MEMCG/memory.stat"
+}
+
+# charged CMD...: run CMD in the bench cgroup (GFP_KERNEL_ACCOUNT memory that
+# its syscalls allocate is charged there), its output to /tmp/charged.out;
+# prints the bytes it left charged
+charged() {
+	local k0
+	k0=$(memcg_kernel)
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$MEMCG" "$@" >/tmp/charged.out
+	echo $(($(memcg_kernel) - k0))
+}
+
+MEMCG=/sys/fs/cgroup/ccaas-bench
+
+part_scale() {
+	local n where gen k0 bytes table
+	load_ccaas
+	insmod "$BENCH_KO"
+	# the selector at connect, called directly (sel_direct), by policy size
+	netns_pair a b
+	"$CCACTL" -n a scope add "$SERVER/32" locality dc region 1 dc 1
+	for n in 10 100 1000; do
+		for where in first last; do
+			rules_file "$n" "$where" >/tmp/rules.conf
+			"$CCACTL" -n a policy apply /tmp/rules.conf >/dev/null
+			[ "$("$CCACTL" -n a -j policy show | python3 -c \
+				'import json,sys; print(len(json.load(sys.stdin)["rules"]))')" = "$n" ]
+			sel_direct "rules_${n}_$where" 1
+		done
+	done
+	ip netns del a
+	ip netns del b
+
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$MEMCG"
+	grep -q '^kernel ' "$MEMCG/memory.stat" ||
+		{ echo "memory.stat has no 'kernel' line" >&2; return 1; }
+	# memory per prefix: the scope table (its own count, and the memcg's)
+	# against the FIB with the same prefixes, one fresh netns each
+	for n in 10000 100000; do
+		netns_add "s$n"
+		netns_add "f$n"
+		bytes=$(charged "$CCACTL" -s -n "s$n" scope load "$BENCH_DATA/scope-$n.txt")
+		emit memory what=scope prefixes="$n" charged="$bytes" \
+			table_bytes="$(sed -nE 's/.*, ([0-9]+) bytes.*/\1/p' /tmp/charged.out)"
+		bytes=$(charged ip -n "f$n" -force -batch "$BENCH_DATA/routes-$n.txt")
+		emit memory what=fib prefixes="$n" charged="$bytes" \
+			routes="$(ip -n "f$n" route show | wc -l)"
+		ip netns del "s$n"
+		ip netns del "f$n"
+	done
+	# memory per generation: 8 commits of an N-rule policy (the default
+	# history keeps 16), alternating two CCAs so that each is a new one
+	for n in 100 1000; do
+		netns_add "g$n"
+		k0=$(memcg_kernel)
+		for gen in 1 2 3 4 5 6 7 8; do
+			rules_file "$n" first | { if [ $((gen % 2)) = 1 ]; then cat; else sed 's/cubic$/reno/'; fi; } >/tmp/rules.conf
+			sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$MEMCG" \
+				"$CCACTL" -n "g$n" policy apply /tmp/rules.conf >/dev/null
+		done
+		bytes=$(($(memcg_kernel) - k0))
+		emit memory what=generation rules="$n" generations=8 charged="$bytes" \
+			history="$("$CCACTL" -n "g$n" policy history | grep -c '^ *[0-9]')"
+		ip netns del "g$n"
+	done
+}
+
 # ---- per-ACK cost of CCAs ---------------------------------------------------------
 
 PERACK_CCAS="reno dctcp cubic bbr cca_dctcp cca_cubic cca_dcndelay cca_xregion cca_hpcc"
@@ -387,12 +475,12 @@ crng_ready() {
 }
 
 case "${1:-}" in
-lookup | selector | migrate | perack | ccalog | transient)
+lookup | selector | migrate | perack | ccalog | transient | scale)
 	crng_ready
 	"part_$1"
 	;;
 *)
-	echo "usage: guest.sh lookup|selector|migrate|perack|ccalog|transient" >&2
+	echo "usage: guest.sh lookup|selector|migrate|perack|ccalog|transient|scale" >&2
 	exit 2
 	;;
 esac
