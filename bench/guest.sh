@@ -8,6 +8,8 @@
 #   perack    instructions per emulated ACK of in-tree and ccaas CCAs
 #   ccalog    the per-ACK cost of the CCAs' ccalog calls
 #   transient the throughput dip of a bulk flow migrated mid-transfer
+#   scale     the selector at 10, 100, 1 000 rules; memory per prefix and
+#             per policy generation, against the FIB
 #
 # Environment (set by run.sh): CCAAS_ROOT, CCAAS_KO_DIR, CCACTL, BENCH_KO
 # (ccaas_bench.ko), BENCH_TOOL (conntool), BENCH_DATA (gen_data.py output),

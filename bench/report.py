@@ -35,7 +35,7 @@ def runs(top):
     """{(kernel, mode, part): rows}, and the runs that are missing 'done'"""
     out, bad = {}, []
     for name in sorted(os.listdir(top)):
-        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate|perack|ccalog|transient)", name)
+        m = re.fullmatch(r"(.+)-(icount|wall)-(lookup|selector|migrate|perack|ccalog|transient|scale)", name)
         path = os.path.join(top, name, "results", "bench.txt")
         if not m or not os.path.isfile(path):
             continue
@@ -424,6 +424,67 @@ def transient_table(data):
     return "\n".join(out)
 
 
+def scale_tables(data):
+    """the selector by policy size, and memory per prefix and generation"""
+    out = []
+    rows, mem, gens = [], [], []
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "scale":
+            continue
+        base = {}
+        for p, kv in rs:
+            if p == "select" and "med" in kv:
+                m = re.fullmatch(r"rules_(\d+)_(first|last)", kv["config"])
+                if not m:
+                    continue
+                net = float(kv["med"]) - float(kv["loop_med"])
+                n, where = int(m.group(1)), m.group(2)
+                base.setdefault(where, net)
+                rows.append([k, mode, n, where, "%s %s" % (fmt(net, 0), unit(mode)),
+                             "%.2f" % (net / base[where])])
+            elif p == "memory" and kv.get("what") in ("scope", "fib"):
+                n = int(kv["prefixes"])
+                mem.append((k, n, kv["what"], int(kv["charged"]),
+                            kv.get("table_bytes", "")))
+            elif p == "memory" and kv.get("what") == "generation":
+                n, g = int(kv["rules"]), int(kv["generations"])
+                b = int(kv["charged"])
+                gens.append([k, n, g, fmt(b / g, 0), fmt(b / g / n, 1),
+                             kv.get("history", "?")])
+    if rows:
+        out += ["== Selector at connect by policy size (called directly, as above)",
+                "N - 1 rules `locality dc region 1 dc D` and the default rule;",
+                "first: the server's rule is the first in precedence order; last:",
+                "only the default rule matches, after every other rule.", "",
+                table(["kernel", "mode", "rules", "match", "net per call",
+                       "x 10 rules"], rows), ""]
+    if mem:
+        mrows = []
+        by = {}
+        for k, n, what, b, tb in mem:
+            by.setdefault((k, n), {})[what] = (b, tb)
+        for (k, n), v in sorted(by.items()):
+            sc, fib = v.get("scope"), v.get("fib")
+            if not sc or not fib:
+                continue
+            mrows.append([k, n, fmt(sc[0] / n, 1), sc[1] and fmt(int(sc[1]) / n, 1),
+                          fmt(fib[0] / n, 1), "%.2f" % (sc[0] / fib[0])])
+        out += ["== Memory per prefix: scope table against the FIB",
+                "Kernel memory charged to the cgroup of `ccactl scope load` and of",
+                "`ip -batch` adding the same prefixes as routes (memory.stat kernel),",
+                "one fresh netns each; the scope table's own count from ccactl -s.", "",
+                table(["kernel", "prefixes", "scope B/prefix (memcg)",
+                       "scope B/prefix (table)", "FIB B/prefix (memcg)",
+                       "scope/FIB"], mrows), ""]
+    if gens:
+        out += ["== Memory per policy generation",
+                "Kernel memory charged over consecutive commits of an N-rule policy",
+                "(each kept in the history).", "",
+                table(["kernel", "rules", "commits", "B/generation", "B/rule",
+                       "history"], gens), ""]
+    return "\n".join(out)
+
+
 def main(top):
     data, bad = runs(top)
     if not data:
@@ -454,6 +515,8 @@ def main(top):
     if "transient" in parts:
         print(transient_table(data))
         print()
+    if "scale" in parts:
+        print(scale_tables(data))
     if bad:
         print("\nincomplete runs (no 'done' line): " + ", ".join(bad))
 

@@ -8,8 +8,8 @@
 #              default: all pinned in scripts/versions.conf
 #   -M MODES   icount (qemu -icount shift=0,sleep=off: figures are guest
 #              instructions), wall (plain TCG: emulated time); default both
-#   -p PARTS   lookup, selector, migrate, perack, ccalog, transient; default
-#              all
+#   -p PARTS   lookup, selector, migrate, perack, ccalog, transient, scale;
+#              default all
 #   -o DIR     where the runs go (default: a new directory under
 #              ${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts})
 #
@@ -31,7 +31,7 @@ usage() {
 	exit 2
 }
 
-kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog transient" out=""
+kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog transient scale" out=""
 while getopts "k:M:p:o:h" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
