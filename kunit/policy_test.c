@@ -729,6 +729,225 @@ static void rejections_leave_policy_in_force(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, gen->rules[0].cca_name, "cubic");
 }
 
+/* --- the index against a walk of the sorted rules -------------------------- */
+
+/* Are the first @len bits of @a those of @b? (bit by bit, unlike policy.c) */
+static bool bits_equal(const u8 *a, const u8 *b, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if ((a[i / 8] ^ b[i / 8]) & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+/*
+ * The rule a walk of @gen's rules in precedence order finds: the first
+ * whose every match field is the connection's (the lookup without the index).
+ */
+static const struct ccaas_rule *walk_match(const struct ccaas_policy_gen *gen,
+					   const struct ccaas_scope_result *s,
+					   const struct sock *sk)
+{
+	unsigned int i;
+
+	for (i = 0; i < gen->n_rules; i++) {
+		const struct ccaas_rule_match *m = &gen->rules[i].match;
+
+		if (m->locality && m->locality != s->locality)
+			continue;
+		if (m->fields & CCAAS_MATCH_REGION && m->region != s->region)
+			continue;
+		if (m->fields & CCAAS_MATCH_DC && m->dc != s->dc)
+			continue;
+		if (m->fields & CCAAS_MATCH_LOCAL) {
+			if (!sk || sk->sk_family != m->local_family)
+				continue;
+			if (!bits_equal(sk->sk_family == AF_INET ?
+					(const u8 *)&sk->sk_rcv_saddr :
+					sk->sk_v6_rcv_saddr.s6_addr,
+					m->local_addr, m->local_prefixlen))
+				continue;
+		}
+		return &gen->rules[i];
+	}
+	return NULL;
+}
+
+static u32 rnd_next(u32 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* A rule's text, freed with the test. */
+static __printf(2, 3) const char *text_of(struct kunit *test, const char *fmt, ...)
+{
+	char *buf = kunit_kzalloc(test, 128, GFP_KERNEL);
+	va_list ap;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	va_start(ap, fmt);
+	vsnprintf(buf, 128, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+#define IDX_MAX_RULES	250	/* each tagged with its own tso_segs (<= 255) */
+
+/* A random rule's match, in the words of `ccactl policy set`. */
+static void rnd_match(u32 *x, char *buf, size_t len)
+{
+	static const char *const loc[] = { "rack", "dc", "region", "xregion" };
+	static const char *const local[] = {
+		"0.0.0.0/0", "10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/24",
+		"10.1.2.3/32", "fd00::/8", "fd00:1::/32",
+	};
+	int off;
+
+	if (rnd_next(x) % 32 == 0) {
+		snprintf(buf, len, "default");
+		return;
+	}
+	off = snprintf(buf, len, "locality %s", loc[rnd_next(x) % 4]);
+	if (rnd_next(x) % 3)
+		off += snprintf(buf + off, len - off, " region %u", rnd_next(x) % 3 + 1);
+	if (rnd_next(x) % 3)
+		off += snprintf(buf + off, len - off, " dc %u", rnd_next(x) % 3 + 1);
+	if (rnd_next(x) % 3 == 0)
+		snprintf(buf + off, len - off, " local %s",
+			 local[rnd_next(x) % ARRAY_SIZE(local)]);
+}
+
+/*
+ * Every lookup over scopes (locality 0..4, region and DC 0..4) and local
+ * addresses (none, inside and outside the prefixes, IPv4 and IPv6) finds
+ * the rule a walk finds. Returns the lookups; counts those that found a
+ * rule with a local prefix and with a DC in @local_hits and @dc_hits.
+ */
+static unsigned int check_against_walk(struct pol *p, unsigned int *local_hits,
+				       unsigned int *dc_hits)
+{
+	static const char *const addrs[] = {
+		"10.1.2.3", "10.1.2.9", "10.1.9.9", "10.200.0.1", "192.0.2.1",
+		"fd00:1::5", "fd00:2::1", "fe80::1",
+	};
+	const struct sock *socks[ARRAY_SIZE(addrs) + 1] = { NULL };
+	struct ccaas_scope_result scope = {};
+	const struct ccaas_rule *got, *want;
+	const struct ccaas_policy_gen *gen;
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(addrs); i++)
+		socks[i + 1] = local_sock(p->test, addrs[i]);
+	/* the test is the only writer: the generation stays while it reads */
+	gen = cur(p);
+	for (n = 0; n < 5 * 5 * 5 * ARRAY_SIZE(socks); n++) {
+		i = n % ARRAY_SIZE(socks);
+		scope.dc = n / ARRAY_SIZE(socks) % 5;
+		scope.region = n / ARRAY_SIZE(socks) / 5 % 5;
+		scope.locality = n / ARRAY_SIZE(socks) / 25;
+		rcu_read_lock();
+		got = ccaas_policy_match(gen, &scope, socks[i]);
+		rcu_read_unlock();
+		want = walk_match(gen, &scope, socks[i]);
+		if (got != want) {
+			KUNIT_FAIL(p->test, "%u rules, scope %u/%u/%u addr %s: %u, walk %u",
+				   gen->n_rules, scope.locality, scope.region, scope.dc,
+				   i ? addrs[i - 1] : "none", got ? got->tso_segs : 0,
+				   want ? want->tso_segs : 0);
+			break;
+		}
+		if (got && got->match.fields & CCAAS_MATCH_LOCAL)
+			(*local_hits)++;
+		if (got && got->match.fields & CCAAS_MATCH_DC)
+			(*dc_hits)++;
+	}
+	return n;
+}
+
+/*
+ * Random policies of 1 to 250 rules, committed by apply, set, del and
+ * rollback (each builds its own index): the index finds what the walk does.
+ */
+static void index_finds_what_walk_finds(struct kunit *test)
+{
+	struct pol *p = test->priv;
+	const char **rules = kunit_kcalloc(test, IDX_MAX_RULES + 1, sizeof(*rules),
+					   GFP_KERNEL);
+	char (*match)[64] = kunit_kcalloc(test, IDX_MAX_RULES, sizeof(*match),
+					  GFP_KERNEL);
+	unsigned int round, i, j, n, lookups = 0, local_hits = 0, dc_hits = 0;
+	u32 x = 0x9e3779b9;
+	char text[128];
+
+	KUNIT_ASSERT_NOT_NULL(test, rules);
+	KUNIT_ASSERT_NOT_NULL(test, match);
+	for (round = 0; round < 12; round++) {
+		n = round == 0 ? 1 : rnd_next(&x) % IDX_MAX_RULES + 1;
+		for (i = 0; i < n; i++) {
+			/* distinct matches: a policy refuses two alike */
+			do {
+				rnd_match(&x, match[i], sizeof(match[i]));
+				for (j = 0; j < i && strcmp(match[j], match[i]); j++)
+					;
+			} while (j < i);
+			rules[i] = text_of(test, "%s cca cca_dctcp tso_segs %u", match[i], i + 1);
+		}
+		rules[n] = NULL;
+		KUNIT_ASSERT_EQ_MSG(test, pol_apply(p, rules), 0, "%s", msg(p));
+		KUNIT_ASSERT_EQ(test, cur(p)->n_rules, n);
+		lookups += check_against_walk(p, &local_hits, &dc_hits);
+		/* a rule replaced, one deleted, then back to the apply */
+		snprintf(text, sizeof(text), "%s cca cca_dctcp tso_segs 255", match[n / 2]);
+		KUNIT_ASSERT_EQ(test, pol_set(p, text), 0);
+		lookups += check_against_walk(p, &local_hits, &dc_hits);
+		KUNIT_ASSERT_EQ(test, pol_del(p, match[0]), 0);
+		lookups += check_against_walk(p, &local_hits, &dc_hits);
+		KUNIT_ASSERT_EQ(test, pol_rollback(p, cur(p)->generation - 2), 0);
+		KUNIT_ASSERT_EQ(test, cur(p)->n_rules, n);
+		lookups += check_against_walk(p, &local_hits, &dc_hits);
+	}
+	kunit_info(test, "%u lookups, %u found a local-prefix rule, %u a DC rule",
+		   lookups, local_hits, dc_hits);
+	/* the policies were varied enough for the comparison to mean something */
+	KUNIT_EXPECT_GT(test, local_hits, lookups / 50);
+	KUNIT_EXPECT_GT(test, dc_hits, lookups / 10);
+}
+
+/* At the limit: 1023 DC rules and the default, every DC found, others not. */
+static void index_at_rule_limit(struct kunit *test)
+{
+	struct pol *p = test->priv;
+	const char **rules = kunit_kcalloc(test, CCAAS_POLICY_MAX_RULES + 1,
+					   sizeof(*rules), GFP_KERNEL);
+	struct ccaas_scope_result scope = {
+		.locality = CCAAS_LOCALITY_DC, .region = 1,
+	};
+	const struct ccaas_rule *rule;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rules);
+	for (i = 0; i + 1 < CCAAS_POLICY_MAX_RULES; i++)
+		rules[i] = text_of(test, "locality dc region 1 dc %u cca reno", 1023 - i);
+	rules[i++] = "default cca cubic";
+	rules[i] = NULL;
+	KUNIT_ASSERT_EQ_MSG(test, pol_apply(p, rules), 0, "%s", msg(p));
+	rcu_read_lock();
+	for (scope.dc = 0; scope.dc <= 1100; scope.dc++) {
+		rule = ccaas_policy_match(ccaas_policy_current(p->cn), &scope, NULL);
+		if (!rule || rule != walk_match(ccaas_policy_current(p->cn), &scope, NULL) ||
+		    (scope.dc >= 1 && scope.dc <= 1023) !=
+		    !!(rule->match.fields & CCAAS_MATCH_DC))
+			break;
+	}
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ_MSG(test, scope.dc, 1101U, "wrong rule for dc %u", scope.dc);
+}
+
 static struct kunit_case ccaas_policy_cases[] = {
 	KUNIT_CASE(precedence_default_for_unknown_scope),
 	KUNIT_CASE(precedence_locality_region_dc),
@@ -743,6 +962,8 @@ static struct kunit_case ccaas_policy_cases[] = {
 	KUNIT_CASE(knobs_bounded),
 	KUNIT_CASE(matches_checked),
 	KUNIT_CASE(rejections_leave_policy_in_force),
+	KUNIT_CASE(index_finds_what_walk_finds),
+	KUNIT_CASE(index_at_rule_limit),
 	{}
 };
 

@@ -155,6 +155,28 @@ struct ccaas_rule {
 	struct ccaas_rule_param *params;
 };
 
+/*
+ * Remote-scope shapes: which of locality (1), region (2), DC (4) a rule's
+ * match sets; its scope rank in policy.c, 0..7.
+ */
+#define CCAAS_MATCH_SHAPES		8
+
+/**
+ * struct ccaas_rule_group - the rules of a generation with one remote scope
+ * @region: their region (0 unless their shape has one)
+ * @dc: their DC (0 unless their shape has one)
+ * @locality: their locality (0 for the default rule's shape)
+ * @first: where their indices start in ccaas_policy_gen.order
+ * @count: how many there are, in precedence order
+ */
+struct ccaas_rule_group {
+	u32 region;
+	u32 dc;
+	u8 locality;
+	u16 first;
+	u16 count;
+};
+
 /**
  * struct ccaas_policy_gen - one generation of a namespace's policy
  * @generation: its number: 0 is the empty policy a namespace starts with,
@@ -164,6 +186,11 @@ struct ccaas_rule {
  * @time_ns: commit time, ns since the epoch (ktime_get_real_ns())
  * @n_rules: entries in @rules
  * @rules: the rules, most specific first, so the first that matches wins
+ * @shape_first: per remote-scope shape, its first entry in @groups
+ * @shape_groups: per shape, how many entries of @groups it has
+ * @groups: the rules by remote scope, sorted by shape (most specific
+ *	first), locality, region and DC (see ccaas_policy_match())
+ * @order: rule indices, each group's in precedence order
  *
  * Immutable once committed. The members below are the store's own.
  * @node: in ccaas_policy_state.history, oldest first
@@ -178,6 +205,10 @@ struct ccaas_policy_gen {
 	u32 from;
 	u64 time_ns;
 	unsigned int n_rules;
+	u16 shape_first[CCAAS_MATCH_SHAPES];
+	u16 shape_groups[CCAAS_MATCH_SHAPES];
+	struct ccaas_rule_group *groups;
+	u16 *order;
 
 	struct list_head node;
 	struct rcu_head rcu;
