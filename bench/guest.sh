@@ -242,10 +242,19 @@ part_migrate() {
 # dc D` and the default rule. WHERE=last: D = 2..N, none of them the
 # server's (region 1, dc 1), so the match is the default rule, the last in
 # precedence order, after all the others; WHERE=first: D = 1..N-1, and the
-# server's rule is the first.
+# server's rule is the first. WHERE=local: all N - 1 for the server's DC,
+# each with a local prefix 172.16.A.B/32 that the socket's (unbound) local
+# address is not in: one group of the index whose rules are all tried
+# before the default rule matches, the index's worst case.
 rules_file() {
 	local d0=2
-	[ "$2" = last ] || d0=1
+	case $2 in
+	local)
+		seq 0 $(($1 - 2)) | awk '{ printf "locality dc region 1 dc 1 local 172.16.%d.%d/32 cca cubic\n", $1 / 256, $1 % 256 }'
+		echo "default cca cubic"
+		return ;;
+	first) d0=1 ;;
+	esac
 	seq "$d0" $(($1 + d0 - 2)) | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }'
 	echo "default cca cubic"
 }
@@ -263,21 +272,23 @@ memcg_kernel() {
 charged() {
 	local k0
 	k0=$(memcg_kernel)
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$MEMCG" "$@" >/tmp/charged.out
+	# (set -e does not reach into $(...): a failed CMD must fail here)
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$MEMCG" "$@" >/tmp/charged.out ||
+		return 1
 	echo $(($(memcg_kernel) - k0))
 }
 
 MEMCG=/sys/fs/cgroup/ccaas-bench
 
 part_scale() {
-	local n where gen k0 bytes table
+	local n where gen k0 bytes
 	load_ccaas
 	insmod "$BENCH_KO"
 	# the selector at connect, called directly (sel_direct), by policy size
 	netns_pair a b
 	"$CCACTL" -n a scope add "$SERVER/32" locality dc region 1 dc 1
 	for n in 10 100 1000; do
-		for where in first last; do
+		for where in first last local; do
 			rules_file "$n" "$where" >/tmp/rules.conf
 			"$CCACTL" -n a policy apply /tmp/rules.conf >/dev/null
 			[ "$("$CCACTL" -n a -j policy show | python3 -c \
@@ -298,10 +309,12 @@ part_scale() {
 	for n in 10000 100000; do
 		netns_add "s$n"
 		netns_add "f$n"
-		bytes=$(charged "$CCACTL" -s -n "s$n" scope load "$BENCH_DATA/scope-$n.txt")
+		bytes=$(charged "$CCACTL" -s -n "s$n" scope load "$BENCH_DATA/scope-$n.txt") ||
+			return 1
 		emit memory what=scope prefixes="$n" charged="$bytes" \
 			table_bytes="$(sed -nE 's/.*, ([0-9]+) bytes.*/\1/p' /tmp/charged.out)"
-		bytes=$(charged ip -n "f$n" -force -batch "$BENCH_DATA/routes-$n.txt")
+		bytes=$(charged ip -n "f$n" -force -batch "$BENCH_DATA/routes-$n.txt") ||
+			return 1
 		emit memory what=fib prefixes="$n" charged="$bytes" \
 			routes="$(ip -n "f$n" route show | wc -l)"
 		ip netns del "s$n"

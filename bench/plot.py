@@ -14,6 +14,9 @@ PNG per curve whose runs are there (each for every kernel and mode run):
   lookup.png   the scope table's longest-prefix match against the FIB's
                (fib_table_lookup, fib_lookup), per lookup, against the
                number of prefixes
+  scale.png    the selector's work at one connect (called directly) against
+               the number of policy rules, the connection's rule first in
+               precedence order or only the default rule matching
 
 Both axes are logarithmic: the question each answers is how the cost grows
 with the table or the socket count. The data of each plot is kept beside it
@@ -21,6 +24,7 @@ with the table or the socket count. The data of each plot is kept beside it
 Prints the files it wrote; exits 1 if gnuplot is missing or fails.
 """
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -73,6 +77,24 @@ def lookup_series(data):
     return {key: v for key, v in out.items() if v}
 
 
+def scale_series(data):
+    out = {}
+    for (k, mode, part), rs in sorted(data.items()):
+        if part != "scale":
+            continue
+        s = out.setdefault((k, mode), {})
+        for p, kv in rs:
+            m = re.fullmatch(r"rules_(\d+)_(first|last)",
+                             kv.get("config", ""))
+            if p == "select" and m and "med" in kv:
+                s.setdefault("selector, match " + m.group(2), []).append(
+                    (int(m.group(1)),
+                     float(kv["med"]) - float(kv["loop_med"])))
+        for v in s.values():
+            v.sort()
+    return {key: v for key, v in out.items() if v}
+
+
 def draw(path, title, xlabel, ylabel, series):
     """series: {label: [(x, y)]}, one line each"""
     dat = path[:-4] + ".dat"
@@ -108,7 +130,9 @@ def main(top):
             ("migrate", migrate_series, "ccactl migrate",
              "established connections"),
             ("lookup", lookup_series, "longest-prefix match per lookup",
-             "prefixes")):
+             "prefixes"),
+            ("scale", scale_series, "selector at connect, by policy size",
+             "policy rules")):
         series = {}
         units = set()
         for (k, mode), s in get(data).items():

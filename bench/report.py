@@ -434,14 +434,16 @@ def scale_tables(data):
         base = {}
         for p, kv in rs:
             if p == "select" and "med" in kv:
-                m = re.fullmatch(r"rules_(\d+)_(first|last)", kv["config"])
+                m = re.fullmatch(r"rules_(\d+)_(first|last|local)", kv["config"])
                 if not m:
                     continue
                 net = float(kv["med"]) - float(kv["loop_med"])
                 n, where = int(m.group(1)), m.group(2)
-                base.setdefault(where, net)
+                if n == 10:
+                    base[where] = net
+                b = base.get(where, 0)
                 rows.append([k, mode, n, where, "%s %s" % (fmt(net, 0), unit(mode)),
-                             "%.2f" % (net / base[where])])
+                             "%.2f" % (net / b) if b > 0 else "?"])
             elif p == "memory" and kv.get("what") in ("scope", "fib"):
                 n = int(kv["prefixes"])
                 mem.append((k, n, kv["what"], int(kv["charged"]),
@@ -453,9 +455,11 @@ def scale_tables(data):
                              kv.get("history", "?")])
     if rows:
         out += ["== Selector at connect by policy size (called directly, as above)",
-                "N - 1 rules `locality dc region 1 dc D` and the default rule;",
-                "first: the server's rule is the first in precedence order; last:",
-                "only the default rule matches, after every other rule.", "",
+                "first: N - 1 rules `locality dc region 1 dc D` and the default",
+                "rule, the server's the first in precedence order; last: the same",
+                "but no DC rule is the server's, the default rule matches; local:",
+                "N - 1 rules for the server's DC, each with a local /32 the socket",
+                "is not in, all tried before the default rule matches.", "",
                 table(["kernel", "mode", "rules", "match", "net per call",
                        "x 10 rules"], rows), ""]
     if mem:

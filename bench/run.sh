@@ -125,7 +125,7 @@ for k in $kvers; do
 done
 
 python3 "$bench/report.py" "$out" | tee "$out/report.txt"
-# the scaling curves (migrate, lookup) as PNG files beside the report
+# the scaling curves (migrate, lookup, scale) as PNG files beside the report
 python3 "$bench/plot.py" "$out" || failed=1
 echo "bench: runs and report in $out" >&2
 exit "$failed"

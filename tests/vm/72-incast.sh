@@ -249,8 +249,8 @@ assert all(int(n) >= int(sys.argv[2]) for n in v[1::2]), v
 assert int(sys.argv[3]) > 0
 ' "$rx" $((INCAST_REPS * INCAST_ROUNDS)) "$(incast_sum cubic default "" 3)"
 	# The tail: cubic without the knob against the ECN CCAs with it, 10x
-	# as the issue asks. Calibration (five runs): cubic 837-1677 ms (a
-	# third or a fourth backoff), cca_dctcp 52-88 ms (13.5-19.7x),
+	# as the issue asks. Calibration at 40 Mbit/s (five runs): cubic
+	# 837-1677 ms (a third or a fourth backoff), cca_dctcp 52-88 ms (13.5-19.7x),
 	# cca_dcndelay 57-84 ms (10.4-27.5x); cubic with the knob 52-122 ms,
 	# the ECN CCAs without it 432-1676 ms: the knob, not ECN, makes the
 	# gain. Margin: thin, 4 % in the worst run. Cubic's p99 moves by whole
@@ -258,7 +258,7 @@ assert int(sys.argv[3]) > 0
 	# passes only with the knob's p99 below 43 ms, under the lossless
 	# reference's worst. That happened in a make check on 7.3 (cubic
 	# 235 ms, 5.3x and 4.5x), hence 20 Mbit/s (see the top). At 20
-	# (6.12 and 7.3, side by side): cubic 1678 and 1672 ms, cca_dctcp 88
+	# (one run each on 6.12 and 7.3, side by side): cubic 1678 and 1672 ms, cca_dctcp 88
 	# and 59 ms (19.1x, 28.3x), cca_dcndelay 90 and 57 ms (18.6x, 29.3x);
 	# cubic with the knob 82-89 ms, the ECN CCAs without it 865-3340 ms.
 	# Margin: the knob's tail has a second mode near 150 ms (single
