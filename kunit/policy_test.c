@@ -13,6 +13,7 @@
 #include <linux/inet.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 #include <net/sock.h>
@@ -745,13 +746,25 @@ static bool bits_equal(const u8 *a, const u8 *b, unsigned int len)
 /*
  * The rule a walk of @gen's rules in precedence order finds: the first
  * whose every match field is the connection's (the lookup without the index).
+ * It relies on the order the store keeps, which the precedence_* cases
+ * check; this reference checks the index against that order.
  */
 static const struct ccaas_rule *walk_match(const struct ccaas_policy_gen *gen,
 					   const struct ccaas_scope_result *s,
 					   const struct sock *sk)
 {
-	unsigned int i;
+	unsigned int i, family = sk ? sk->sk_family : AF_UNSPEC;
+	const u8 *addr = NULL;
 
+	/* a v4-mapped IPv6 address is the IPv4 address it maps */
+	if (family == AF_INET) {
+		addr = (const u8 *)&sk->sk_rcv_saddr;
+	} else if (family == AF_INET6 && ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+		family = AF_INET;
+		addr = (const u8 *)&sk->sk_v6_rcv_saddr.s6_addr32[3];
+	} else if (family == AF_INET6) {
+		addr = sk->sk_v6_rcv_saddr.s6_addr;
+	}
 	for (i = 0; i < gen->n_rules; i++) {
 		const struct ccaas_rule_match *m = &gen->rules[i].match;
 
@@ -761,15 +774,10 @@ static const struct ccaas_rule *walk_match(const struct ccaas_policy_gen *gen,
 			continue;
 		if (m->fields & CCAAS_MATCH_DC && m->dc != s->dc)
 			continue;
-		if (m->fields & CCAAS_MATCH_LOCAL) {
-			if (!sk || sk->sk_family != m->local_family)
-				continue;
-			if (!bits_equal(sk->sk_family == AF_INET ?
-					(const u8 *)&sk->sk_rcv_saddr :
-					sk->sk_v6_rcv_saddr.s6_addr,
-					m->local_addr, m->local_prefixlen))
-				continue;
-		}
+		if (m->fields & CCAAS_MATCH_LOCAL &&
+		    (!addr || family != m->local_family ||
+		     !bits_equal(addr, m->local_addr, m->local_prefixlen)))
+			continue;
 		return &gen->rules[i];
 	}
 	return NULL;
@@ -804,7 +812,8 @@ static void rnd_match(u32 *x, char *buf, size_t len)
 	static const char *const loc[] = { "rack", "dc", "region", "xregion" };
 	static const char *const local[] = {
 		"0.0.0.0/0", "10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/24",
-		"10.1.2.3/32", "fd00::/8", "fd00:1::/32",
+		"10.1.2.3/32", "fd00::/8", "fd00:1::/32", "fd00:1::/64",
+		"fd00:1::5/128",
 	};
 	int off;
 
@@ -833,7 +842,8 @@ static unsigned int check_against_walk(struct pol *p, unsigned int *local_hits,
 {
 	static const char *const addrs[] = {
 		"10.1.2.3", "10.1.2.9", "10.1.9.9", "10.200.0.1", "192.0.2.1",
-		"fd00:1::5", "fd00:2::1", "fe80::1",
+		"fd00:1::5", "fd00:1::6", "fd00:1:0:1::1", "fd00:2::1", "fe80::1",
+		"::ffff:10.1.2.3",
 	};
 	const struct sock *socks[ARRAY_SIZE(addrs) + 1] = { NULL };
 	struct ccaas_scope_result scope = {};
@@ -871,7 +881,8 @@ static unsigned int check_against_walk(struct pol *p, unsigned int *local_hits,
 
 /*
  * Random policies of 1 to 250 rules, committed by apply, set, del and
- * rollback (each builds its own index): the index finds what the walk does.
+ * rollback (each builds its own index): the lookup, through the index
+ * above CCAAS_POLICY_WALK_RULES rules, finds what the walk does.
  */
 static void index_finds_what_walk_finds(struct kunit *test)
 {
@@ -887,7 +898,11 @@ static void index_finds_what_walk_finds(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rules);
 	KUNIT_ASSERT_NOT_NULL(test, match);
 	for (round = 0; round < 12; round++) {
-		n = round == 0 ? 1 : rnd_next(&x) % IDX_MAX_RULES + 1;
+		/* both sides of the walk's bound, then any size */
+		if (round < 3)
+			n = round == 0 ? 1 : CCAAS_POLICY_WALK_RULES + round - 1;
+		else
+			n = rnd_next(&x) % IDX_MAX_RULES + 1;
 		for (i = 0; i < n; i++) {
 			/* distinct matches: a policy refuses two alike */
 			do {
@@ -907,6 +922,8 @@ static void index_finds_what_walk_finds(struct kunit *test)
 		lookups += check_against_walk(p, &local_hits, &dc_hits);
 		KUNIT_ASSERT_EQ(test, pol_del(p, match[0]), 0);
 		lookups += check_against_walk(p, &local_hits, &dc_hits);
+		/* the apply is two generations back: the history keeps it */
+		KUNIT_ASSERT_GE(test, p->cn->policy.n_history, 3U);
 		KUNIT_ASSERT_EQ(test, pol_rollback(p, cur(p)->generation - 2), 0);
 		KUNIT_ASSERT_EQ(test, cur(p)->n_rules, n);
 		lookups += check_against_walk(p, &local_hits, &dc_hits);
@@ -948,6 +965,54 @@ static void index_at_rule_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, scope.dc, 1101U, "wrong rule for dc %u", scope.dc);
 }
 
+/*
+ * At the limit, in one group: 1023 rules `locality dc local 10.A.B.0/24`
+ * and the default. Each /24 finds its rule, whose prefix holds the address,
+ * anything else the default; the whole group is one entry of the index.
+ */
+static void index_one_large_group(struct kunit *test)
+{
+	struct pol *p = test->priv;
+	const char **rules = kunit_kcalloc(test, CCAAS_POLICY_MAX_RULES + 1,
+					   sizeof(*rules), GFP_KERNEL);
+	struct ccaas_scope_result scope = { .locality = CCAAS_LOCALITY_DC };
+	struct sock *sk = local_sock(test, "10.0.0.1");
+	const struct ccaas_policy_gen *gen;
+	const struct ccaas_rule *rule;
+	unsigned int i, bad = 0;
+	u32 host;
+
+	KUNIT_ASSERT_NOT_NULL(test, rules);
+	for (i = 0; i + 1 < CCAAS_POLICY_MAX_RULES; i++)
+		rules[i] = text_of(test, "locality dc local 10.%u.%u.0/24 cca reno",
+				   i / 256, i % 256);
+	rules[i++] = "default cca cubic";
+	rules[i] = NULL;
+	KUNIT_ASSERT_EQ_MSG(test, pol_apply(p, rules), 0, "%s", msg(p));
+	gen = cur(p);
+	KUNIT_EXPECT_EQ(test, gen->shape_groups[CCAAS_SHAPE_LOCALITY], 1U);
+	KUNIT_EXPECT_EQ(test, gen->groups[gen->shape_first[CCAAS_SHAPE_LOCALITY]].count,
+			CCAAS_POLICY_MAX_RULES - 1);
+	/* 10.0.0.1, 10.0.1.1, ... 10.4.75.1: the first 1023 /24s have a rule */
+	rcu_read_lock();
+	for (i = 0; i < 1100; i++) {
+		host = (10 << 24) | (i << 8) | 1;
+		sk->sk_rcv_saddr = htonl(host);
+		rule = ccaas_policy_match(gen, &scope, sk);
+		if (!rule || rule != walk_match(gen, &scope, sk) ||
+		    (i < CCAAS_POLICY_MAX_RULES - 1) !=
+		    !!(rule->match.fields & CCAAS_MATCH_LOCAL) ||
+		    (rule->match.fields & CCAAS_MATCH_LOCAL &&
+		     !bits_equal((const u8 *)&sk->sk_rcv_saddr,
+				 rule->match.local_addr, 24))) {
+			KUNIT_FAIL(test, "wrong rule for 10.%u.%u.1", i / 256, i % 256);
+			if (++bad > 3)
+				break;
+		}
+	}
+	rcu_read_unlock();
+}
+
 static struct kunit_case ccaas_policy_cases[] = {
 	KUNIT_CASE(precedence_default_for_unknown_scope),
 	KUNIT_CASE(precedence_locality_region_dc),
@@ -964,6 +1029,7 @@ static struct kunit_case ccaas_policy_cases[] = {
 	KUNIT_CASE(rejections_leave_policy_in_force),
 	KUNIT_CASE(index_finds_what_walk_finds),
 	KUNIT_CASE(index_at_rule_limit),
+	KUNIT_CASE(index_one_large_group),
 	{}
 };
 

@@ -26,10 +26,11 @@
  * match fields. The rules of a generation are kept sorted by precedence:
  * the first rule that applies is the one.
  *
- * Lookup. A walk of the sorted rules would cost about 20 instructions a
- * rule passed over: 20 000 at connect for a 1 000-rule policy whose match
- * comes last (bench/README.md, scale). So each committed generation also
- * has an index. For a given connection, the rules of one remote-scope
+ * Lookup. A walk of the sorted rules costs about 20 instructions per rule
+ * passed over: some 20 000 at connect for a 1 000-rule policy whose match
+ * comes last (bench/README.md, section 7). So each committed generation
+ * also has an index, which lookups use above CCAAS_POLICY_WALK_RULES
+ * rules (below, the walk is cheaper). For a given connection, the rules of one remote-scope
  * shape (which of locality, region, DC they set) that can apply are those
  * whose fields equal the connection's: one group of the index, found by
  * binary search among the shape's groups. A group holds its rules in
@@ -37,9 +38,13 @@
  * of a more specific shape precede those of a less specific one, so
  * trying the shapes from the most specific down, and in each the group's
  * rules in order, finds the rule the walk would: at most 8 binary searches
- * (5 with the shapes the netlink interface allows) and the local prefixes
- * of one group. The index is built when a generation is committed, in
- * space the draft allocated for it, so a commit cannot fail for it.
+ * (5 with the shapes the netlink interface allows), then the local-prefix
+ * rules of the groups found, which are walked: many local prefixes under
+ * one remote scope still cost a walk of them. The index is built when a
+ * generation is committed, in space the draft allocated for it, so a
+ * commit cannot fail for it. (The choice of a listener's CCA, and of an
+ * ECN child's when its rule's CCA cannot hold ECN, walks every rule:
+ * selector.c; neither is on the path of a plain connect.)
  *
  * Generations. Every change builds a new generation beside the current
  * one and publishes it with rcu_assign_pointer(); a rejected change never
@@ -287,9 +292,9 @@ static bool ccaas_rule_equal(const struct ccaas_rule *a,
 /* Remote-scope specificity: locality < +region < +dc (see the top). */
 static unsigned int ccaas_match_scope_rank(const struct ccaas_rule_match *m)
 {
-	return (m->locality ? 1 : 0) +
-	       (m->fields & CCAAS_MATCH_REGION ? 2 : 0) +
-	       (m->fields & CCAAS_MATCH_DC ? 4 : 0);
+	return (m->locality ? CCAAS_SHAPE_LOCALITY : 0) |
+	       (m->fields & CCAAS_MATCH_REGION ? CCAAS_SHAPE_REGION : 0) |
+	       (m->fields & CCAAS_MATCH_DC ? CCAAS_SHAPE_DC : 0);
 }
 
 /* Local specificity: none < /0 < /1 < ... < /128. */
@@ -451,9 +456,9 @@ ccaas_policy_group(const struct ccaas_policy_gen *gen, unsigned int shape,
 		   const struct ccaas_scope_result *scope)
 {
 	const struct ccaas_rule_group *v = &gen->groups[gen->shape_first[shape]];
-	u32 locality = shape & 1 ? scope->locality : 0;
-	u32 region = shape & 2 ? scope->region : 0;
-	u32 dc = shape & 4 ? scope->dc : 0;
+	u32 locality = shape & CCAAS_SHAPE_LOCALITY ? scope->locality : 0;
+	u32 region = shape & CCAAS_SHAPE_REGION ? scope->region : 0;
+	u32 dc = shape & CCAAS_SHAPE_DC ? scope->dc : 0;
 	unsigned int lo = 0, hi = gen->shape_groups[shape];
 
 	while (lo < hi) {
@@ -511,15 +516,80 @@ static bool ccaas_sk_local_addr(const struct sock *sk,
 	return false;
 }
 
-/* Are the first @prefixlen bits of @addr those of @prefix? */
-static bool ccaas_prefix_match(const u8 *addr, const u8 *prefix,
-			       unsigned int prefixlen)
+/* The big-endian numbers at @p (of any alignment). */
+static __always_inline u32 ccaas_be32_at(const u8 *p)
 {
-	unsigned int bytes = prefixlen / 8, bits = prefixlen % 8;
+	__be32 v;
 
-	if (memcmp(addr, prefix, bytes))
-		return false;
-	return !bits || !((addr[bytes] ^ prefix[bytes]) & (u8)(0xff << (8 - bits)));
+	memcpy(&v, p, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+static __always_inline u64 ccaas_be64_at(const u8 *p)
+{
+	__be64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64_to_cpu(v);
+}
+
+/*
+ * Are the first @prefixlen bits of @addr those of @prefix? Compared a word
+ * at a time, reading no byte past the prefix's word (an IPv4 address has
+ * only 4), as it runs once per local-prefix rule tried.
+ */
+static __always_inline bool
+ccaas_prefix_match(const u8 *addr, const u8 *prefix, unsigned int prefixlen)
+{
+	u64 x;
+
+	if (prefixlen <= 32)
+		return !prefixlen ||
+		       !((ccaas_be32_at(addr) ^ ccaas_be32_at(prefix)) >> (32 - prefixlen));
+	x = ccaas_be64_at(addr) ^ ccaas_be64_at(prefix);
+	if (prefixlen <= 64)
+		return !(x >> (64 - prefixlen));
+	return !x && !((ccaas_be64_at(addr + 8) ^ ccaas_be64_at(prefix + 8)) >>
+		       (128 - prefixlen));
+}
+
+/*
+ * Does @m's local prefix, if it has one, hold @sk's local address? @local
+ * and @have cache that address over the calls of one lookup: @have starts
+ * at -1 (not read yet), then 1 (in @local) or 0 (none).
+ */
+static __always_inline bool
+ccaas_local_applies(const struct ccaas_rule_match *m, const struct sock *sk,
+		    struct ccaas_local_addr *local, int *have)
+{
+	if (!(m->fields & CCAAS_MATCH_LOCAL))
+		return true;
+	if (*have < 0)
+		*have = ccaas_sk_local_addr(sk, local);
+	return *have && local->family == m->local_family &&
+	       ccaas_prefix_match(local->addr, m->local_addr, m->local_prefixlen);
+}
+
+/* The lookup without the index: the first rule in order that applies. */
+static const struct ccaas_rule *
+ccaas_policy_walk(const struct ccaas_policy_gen *gen,
+		  const struct ccaas_scope_result *scope, const struct sock *sk)
+{
+	struct ccaas_local_addr local;
+	int have = -1;
+	unsigned int i;
+
+	for (i = 0; i < gen->n_rules; i++) {
+		const struct ccaas_rule_match *m = &gen->rules[i].match;
+
+		if ((m->locality && m->locality != scope->locality) ||
+		    (m->fields & CCAAS_MATCH_REGION && m->region != scope->region) ||
+		    (m->fields & CCAAS_MATCH_DC && m->dc != scope->dc) ||
+		    !ccaas_local_applies(m, sk, &local, &have))
+			continue;
+		return &gen->rules[i];
+	}
+	return NULL;
 }
 
 const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
@@ -531,31 +601,24 @@ const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
 	};
 	const struct ccaas_rule_group *g;
 	struct ccaas_local_addr local;
-	bool have_local = false, looked = false;
 	unsigned int i;
-	int shape;
+	int shape, have = -1;
 
 	if (!scope)
 		scope = &unknown;
+	if (gen->n_rules <= CCAAS_POLICY_WALK_RULES)
+		return ccaas_policy_walk(gen, scope, sk);
 	for (shape = CCAAS_MATCH_SHAPES - 1; shape >= 0; shape--) {
 		if (!gen->shape_groups[shape])
 			continue;
 		g = ccaas_policy_group(gen, shape, scope);
 		if (!g)
 			continue;
+		/* in precedence order: local prefixes, then the one without */
 		for (i = g->first; i < g->first + g->count; i++) {
 			const struct ccaas_rule *rule = &gen->rules[gen->order[i]];
-			const struct ccaas_rule_match *m = &rule->match;
 
-			if (!(m->fields & CCAAS_MATCH_LOCAL))
-				return rule;	/* the group's last */
-			if (!looked) {
-				have_local = ccaas_sk_local_addr(sk, &local);
-				looked = true;
-			}
-			if (have_local && local.family == m->local_family &&
-			    ccaas_prefix_match(local.addr, m->local_addr,
-					       m->local_prefixlen))
+			if (ccaas_local_applies(&rule->match, sk, &local, &have))
 				return rule;
 		}
 	}

@@ -27,6 +27,13 @@ struct tcp_congestion_ops;
 
 /* Rules in one generation: a host's policy is a handful to hundreds. */
 #define CCAAS_POLICY_MAX_RULES		1024
+/*
+ * Up to this many rules, a lookup walks them rather than use the index:
+ * the walk's cost is about 20 instructions per rule passed over, the
+ * index's about 25 per step of its binary search plus its setup, so the
+ * walk is cheaper for small policies (bench/README.md, section 7).
+ */
+#define CCAAS_POLICY_WALK_RULES		16
 /* CCA parameters one rule may set (no CCA has more than a few). */
 #define CCAAS_RULE_MAX_PARAMS		8
 
@@ -156,9 +163,13 @@ struct ccaas_rule {
 };
 
 /*
- * Remote-scope shapes: which of locality (1), region (2), DC (4) a rule's
- * match sets; its scope rank in policy.c, 0..7.
+ * Remote-scope shapes: which of locality, region and DC a rule's match
+ * sets, as a sum of these bits; also its remote specificity (policy.c's
+ * scope rank, 0..7: the larger, the more specific).
  */
+#define CCAAS_SHAPE_LOCALITY		1
+#define CCAAS_SHAPE_REGION		2
+#define CCAAS_SHAPE_DC			4
 #define CCAAS_MATCH_SHAPES		8
 
 /**
