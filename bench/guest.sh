@@ -266,6 +266,21 @@ memcg_kernel() {
 	awk '$1 == "kernel" { print $2 }' "$MEMCG/memory.stat"
 }
 
+# memcg_settle: wait until the bench cgroup's kernel memory stops moving
+# (within 16 KiB over one flush period): a deleted netns is freed later, by
+# a workqueue, and its memory leaves the cgroup then
+memcg_settle() {
+	local a b i
+	b=$(memcg_kernel)
+	for i in $(seq 12); do
+		a=$b
+		b=$(memcg_kernel)
+		[ $((a - b)) -gt 16384 ] || [ $((b - a)) -gt 16384 ] || return 0
+	done
+	echo "memcg: kernel memory still moving after $i periods ($a -> $b)" >&2
+	return 1
+}
+
 # charged CMD...: run CMD in the bench cgroup (GFP_KERNEL_ACCOUNT memory that
 # its syscalls allocate is charged there), its output to /tmp/charged.out;
 # prints the bytes it left charged
@@ -304,6 +319,7 @@ part_scale() {
 	mkdir -p "$MEMCG"
 	grep -q '^kernel ' "$MEMCG/memory.stat" ||
 		{ echo "memory.stat has no 'kernel' line" >&2; return 1; }
+	memcg_settle
 	# memory per prefix: the scope table (its own count, and the memcg's)
 	# against the FIB with the same prefixes, one fresh netns each
 	for n in 10000 100000; do
@@ -319,6 +335,7 @@ part_scale() {
 			routes="$(ip -n "f$n" route show | wc -l)"
 		ip netns del "s$n"
 		ip netns del "f$n"
+		memcg_settle
 	done
 	# memory per generation: 8 commits of an N-rule policy (the default
 	# history keeps 16), alternating two CCAs so that each is a new one
@@ -334,6 +351,7 @@ part_scale() {
 		emit memory what=generation rules="$n" generations=8 charged="$bytes" \
 			history="$("$CCACTL" -n "g$n" policy history | grep -c '^ *[0-9]')"
 		ip netns del "g$n"
+		memcg_settle
 	done
 }
 
