@@ -342,9 +342,18 @@ test_perm_monitor_own_netns() {
 }
 
 # Everything a request keeps is charged to the caller's memory cgroup: a
-# history of 16 generations of 1024 rules is 16 x ~90 KiB.
+# history of 16 generations of 1024 rules is 16 x ~90-140 KiB.
+#
+# Measured on the cgroup's slab + vmalloc (memory.stat), which is where
+# every kmalloc()/kvmalloc() of the core is counted (a large kmalloc() as
+# slab), not on memory.current: on 7.3, memory.current and memory.stat
+# "kernel" keep 0-300 KiB over what the test started from after the
+# namespace is gone, outside slab, vmalloc, percpu, stacks and page tables,
+# unevenly (17 dry-run applies of 64, 256, 1024 rules: 48, 0, 164 KiB)
+# and partly given back under reclaim, with this tree as with the one
+# before the policy index; slab + vmalloc return to a few KiB.
 test_perm_memcg_charged() {
-	local cg=/sys/fs/cgroup/nl_cg f=/tmp/nl_rules before after i cca
+	local cg=/sys/fs/cgroup/nl_cg f=/tmp/nl_rules before after i cca now
 	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup || return 1
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
 	mkdir -p $cg && netns_add nl_mem || return 1
@@ -358,31 +367,37 @@ test_perm_memcg_charged() {
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh $cg "$@"
 	}
+	# cg_kmem: the cgroup's slab + vmalloc bytes, after the statistics'
+	# periodic flush (2 s)
+	cg_kmem() {
+		sleep 2.5
+		awk '$1 == "slab" || $1 == "vmalloc" { s += $2 } END { print s + 0 }' \
+			$cg/memory.stat
+	}
 	in_cg "$CCACTL" -n nl_mem policy apply $f.reno no_migrate >/dev/null || return 1
-	before=$(cat $cg/memory.current)
+	before=$(cg_kmem)
 	for i in $(seq 16); do
 		cca=cubic
 		[ $((i % 2)) = 0 ] && cca=reno
 		in_cg "$CCACTL" -n nl_mem policy apply $f.$cca no_migrate >/dev/null || return 1
 	done
-	after=$(cat $cg/memory.current)
-	echo "memory.current: $before -> $after"
+	after=$(cg_kmem)
+	echo "slab + vmalloc: $before -> $after ($(grep -E '^(kernel|slab|vmalloc) ' $cg/memory.stat | tr '\n' ' '))"
 	# 15 more generations kept (16 in all); at least 10 of them counted
 	[ $((after - before)) -ge $((10 * 1024 * 88)) ] ||
 		fail perm_memcg_charged "16 generations grew the caller's cgroup by $((after - before)) bytes" ||
 		return 1
-	# and uncharged when the namespace goes, up to what the memory
-	# controller may keep pre-charged per CPU (one charge batch, 64 pages)
-	# instead of giving it back: on 7.3, 24-120 KB stay over "before".
-	# The generations are 2 MB, so a leak of them cannot hide in that.
+	# and uncharged when the namespace goes (its exit runs from a
+	# workqueue, its current generation a grace period later), all 17:
+	# under 64 KiB left (1.7-3 KiB seen), less than one generation
 	ip netns delete nl_mem
-	local slack=$((64 * $(getconf PAGESIZE) * $(nproc)))
-	for i in $(seq 300); do
-		if [ "$(cat $cg/memory.current)" -le $((before + slack)) ]; then
-			echo "memory.current after the netns went: $(cat $cg/memory.current)"
+	for i in $(seq 12); do
+		now=$(cg_kmem)
+		if [ "$now" -le 65536 ]; then
+			echo "slab + vmalloc after the netns went: $now"
 			return 0
 		fi
-		sleep 0.1
 	done
-	fail perm_memcg_charged "$(cat $cg/memory.current) bytes left (from $before, slack $slack) after the netns went"
+	fail perm_memcg_charged "slab + vmalloc $now bytes left (before the 16: $before) after the netns went" \
+		"$(cat $cg/memory.stat)"
 }
