@@ -247,23 +247,18 @@ part_migrate() {
 # address is not in: one group of the index whose rules are all tried
 # before the default rule matches, the index's worst case.
 rules_file() {
-	local d0=2
 	case $2 in
-	local)
-		seq 0 $(($1 - 2)) | awk '{ printf "locality dc region 1 dc 1 local 172.16.%d.%d/32 cca cubic\n", $1 / 256, $1 % 256 }'
-		echo "default cca cubic"
-		return ;;
-	first) d0=1 ;;
+	local) seq 0 $(($1 - 2)) | awk '{ printf "locality dc region 1 dc 1 local 172.16.%d.%d/32 cca cubic\n", $1 / 256, $1 % 256 }' ;;
+	first) seq 1 $(($1 - 1)) | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }' ;;
+	last) seq 2 "$1" | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }' ;;
 	esac
-	seq "$d0" $(($1 + d0 - 2)) | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }'
 	echo "default cca cubic"
 }
 
 # memcg_kernel: kernel memory charged to the bench cgroup (memory.stat
-# "kernel"), after the periodic 2 s flush of the per-CPU statistics
+# "kernel")
 memcg_kernel() {
-	command sleep 2.5
-	awk '$1 == "kernel" { print $2 }' "$MEMCG/memory.stat"
+	memcg_stat "$MEMCG" kernel
 }
 
 # memcg_settle: wait until the bench cgroup's kernel memory stops moving

@@ -58,3 +58,9 @@ if [ -r "$tcp_ecn_h" ] &&
    grep -Eq 'static inline void INET_ECN_xmit_ect_1_negotiation\(struct sock \*sk\)' "$tcp_ecn_h"; then
 	have CCAAS_HAVE_ECN_XMIT_ECT_1_NEGOTIATION
 fi
+
+# 6.12 moved the unaligned-access helpers to <linux/unaligned.h>; before,
+# <asm/unaligned.h> had them.
+if [ -r "$tree/include/linux/unaligned.h" ]; then
+	have CCAAS_HAVE_LINUX_UNALIGNED_H
+fi

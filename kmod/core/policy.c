@@ -30,20 +30,20 @@
  * passed over: some 20 000 at connect for a 1 000-rule policy whose match
  * comes last (bench/README.md, section 7). So each committed generation
  * also has an index, which lookups use above CCAAS_POLICY_WALK_RULES
- * rules (below, the walk is cheaper). For a given connection, the rules of one remote-scope
- * shape (which of locality, region, DC they set) that can apply are those
- * whose fields equal the connection's: one group of the index, found by
- * binary search among the shape's groups. A group holds its rules in
- * precedence order (local prefix longest first, none last), and all rules
- * of a more specific shape precede those of a less specific one, so
- * trying the shapes from the most specific down, and in each the group's
- * rules in order, finds the rule the walk would: at most 8 binary searches
- * (5 with the shapes the netlink interface allows), then the local-prefix
- * rules of the groups found, which are walked: many local prefixes under
- * one remote scope still cost a walk of them. The index is built when a
- * generation is committed, in space the draft allocated for it, so a
- * commit cannot fail for it. (The choice of a listener's CCA, and of an
- * ECN child's when its rule's CCA cannot hold ECN, walks every rule:
+ * rules (below, the walk is cheaper). For a given connection, the rules of
+ * one remote-scope shape (which of locality, region, DC they set) that can
+ * apply are those whose fields equal the connection's: one group of the
+ * index, found by binary search among the shape's groups. A group holds
+ * its rules in precedence order (local prefix longest first, none last),
+ * and all rules of a more specific shape precede those of a less specific
+ * one, so trying the shapes from the most specific down, and in each the
+ * group's rules in order, finds the rule the walk would: at most 8 binary
+ * searches (5 with the shapes the netlink interface allows), then the
+ * local-prefix rules of the groups found, which are walked: many local
+ * prefixes under one remote scope still cost a walk of them. The index is
+ * built when a generation is committed, in space the draft allocated for
+ * it, so a commit cannot fail for it. (The choice of a listener's CCA, and
+ * of an ECN child's when its rule's CCA cannot hold ECN, walks every rule:
  * selector.c; neither is on the path of a plain connect.)
  *
  * Generations. Every change builds a new generation beside the current
@@ -79,6 +79,7 @@
 
 #include <ccaas/param.h>
 
+#include "../compat/unaligned.h"
 #include "core.h"
 
 static unsigned int ccaas_policy_history __read_mostly =
@@ -516,23 +517,6 @@ static bool ccaas_sk_local_addr(const struct sock *sk,
 	return false;
 }
 
-/* The big-endian numbers at @p (of any alignment). */
-static __always_inline u32 ccaas_be32_at(const u8 *p)
-{
-	__be32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return be32_to_cpu(v);
-}
-
-static __always_inline u64 ccaas_be64_at(const u8 *p)
-{
-	__be64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return be64_to_cpu(v);
-}
-
 /*
  * Are the first @prefixlen bits of @addr those of @prefix? Compared a word
  * at a time, reading no byte past the prefix's word (an IPv4 address has
@@ -545,12 +529,13 @@ ccaas_prefix_match(const u8 *addr, const u8 *prefix, unsigned int prefixlen)
 
 	if (prefixlen <= 32)
 		return !prefixlen ||
-		       !((ccaas_be32_at(addr) ^ ccaas_be32_at(prefix)) >> (32 - prefixlen));
-	x = ccaas_be64_at(addr) ^ ccaas_be64_at(prefix);
+		       !((get_unaligned_be32(addr) ^ get_unaligned_be32(prefix)) >>
+			 (32 - prefixlen));
+	x = get_unaligned_be64(addr) ^ get_unaligned_be64(prefix);
 	if (prefixlen <= 64)
 		return !(x >> (64 - prefixlen));
-	return !x && !((ccaas_be64_at(addr + 8) ^ ccaas_be64_at(prefix + 8)) >>
-		       (128 - prefixlen));
+	return !x && !((get_unaligned_be64(addr + 8) ^
+			get_unaligned_be64(prefix + 8)) >> (128 - prefixlen));
 }
 
 /*

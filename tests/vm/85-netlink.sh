@@ -369,21 +369,14 @@ test_perm_memcg_charged() {
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh $cg "$@"
 	}
-	# cg_kmem: the cgroup's slab + vmalloc bytes, after the statistics'
-	# periodic flush (2 s)
-	cg_kmem() {
-		sleep 2.5
-		awk '$1 == "slab" || $1 == "vmalloc" { s += $2 } END { print s + 0 }' \
-			$cg/memory.stat
-	}
 	in_cg "$CCACTL" -n nl_mem policy apply $f.reno no_migrate >/dev/null || return 1
-	before=$(cg_kmem)
+	before=$(memcg_stat $cg slab vmalloc)
 	for i in $(seq 16); do
 		cca=cubic
 		[ $((i % 2)) = 0 ] && cca=reno
 		in_cg "$CCACTL" -n nl_mem policy apply $f.$cca no_migrate >/dev/null || return 1
 	done
-	after=$(cg_kmem)
+	after=$(memcg_stat $cg slab vmalloc)
 	echo "slab + vmalloc: $before -> $after ($(grep -E '^(kernel|slab|vmalloc) ' $cg/memory.stat | tr '\n' ' '))"
 	# 15 more generations kept (16 in all); at least 10 of them counted
 	[ $((after - before)) -ge $((10 * 1024 * 88)) ] ||
@@ -394,7 +387,7 @@ test_perm_memcg_charged() {
 	# under 64 KiB left (1.7-3 KiB seen), less than one generation
 	ip netns delete nl_mem
 	for i in $(seq 12); do
-		now=$(cg_kmem)
+		now=$(memcg_stat $cg slab vmalloc)
 		if [ "$now" -le 65536 ]; then
 			echo "slab + vmalloc after the netns went: $now"
 			return 0

@@ -210,6 +210,17 @@ addr_add() {
 		ip -n "$1" addr add "$4" dev "$2" nodad
 }
 
+# memcg_stat CGROUP KEY...: the sum of the KEY lines of CGROUP's
+# memory.stat (a cgroup2 directory), read after the statistics' periodic
+# flush (every 2 s), so that recent charges and uncharges are in it
+memcg_stat() {
+	local cg=$1
+	shift
+	command sleep 2.5
+	awk -v keys=" $* " 'index(keys, " " $1 " ") { s += $2 } END { print s + 0 }' \
+		"$cg/memory.stat"
+}
+
 # netns_pair A B: two namespaces joined by a veth pair (addresses above)
 netns_pair() {
 	netns_add "$1" && netns_add "$2" &&
