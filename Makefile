@@ -44,7 +44,7 @@ kdir_of = $(if $(filter $(KVER_DEBUG),$1),$(shell scripts/debug-kernel.sh | sed 
 
 # Out-of-tree builds write next to the sources, so each kernel gets its own
 # copy of the kernel sources under build/<release>/.
-KSRC := Kbuild kmod include
+KSRC := Kbuild kmod include kunit
 modules-all: $(addprefix build/,$(addsuffix /.built,$(PINNED)))
 modules-debug: build/$(KVER_DEBUG)/.built
 

@@ -8,8 +8,11 @@
 #              default: all pinned in scripts/versions.conf
 #   -M MODES   icount (qemu -icount shift=0,sleep=off: figures are guest
 #              instructions), wall (plain TCG: emulated time); default both
-#   -p PARTS   lookup, selector, migrate, perack, ccalog, transient, scale;
-#              default all
+#   -p PARTS   lookup, selector, migrate, perack, ccalog, transient, scale,
+#              incast; default all. incast runs tests/vm/72-incast.sh
+#              BENCH_INCAST_RUNS times (default 5) per kernel, in emulated
+#              time only, and prints its p99s with their spread
+#              (bench/incast.py)
 #   -o DIR     where the runs go (default: a new directory under
 #              ${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts})
 #
@@ -31,7 +34,7 @@ usage() {
 	exit 2
 }
 
-kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog transient scale" out=""
+kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog transient scale incast" out=""
 while getopts "k:M:p:o:h" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
@@ -91,6 +94,20 @@ chmod +x "$wrap/qemu-system-x86_64"
 failed=0
 for k in $kvers; do
 	k=$(ccaas_resolve_kver "$k")
+	# incast: the test file's runs, whose artifacts incast.py reads; its
+	# flows need real (emulated) time, so no icount
+	case " $parts " in
+	*" incast "*)
+		for i in $(seq "${BENCH_INCAST_RUNS:-5}"); do
+			run=$out/incast-$(ccaas_short_kver "$k")/run-$i
+			echo "bench: $k incast run $i -> $run" >&2
+			mkdir -p "$run"
+			CCAAS_ARTIFACTS=$run "$root/tests/vm/run.sh" -k "$k" -t 72-incast \
+				>"$run/run.log" 2>&1 ||
+				echo "bench: $k incast run $i had failures (see $run/run.log)" >&2
+		done
+		;;
+	esac
 	for mode in $modes; do
 		# icount figures repeat exactly: few blocks; TCG time is noisy:
 		# many blocks, and shorter connect loops to stay within the limit
@@ -100,6 +117,7 @@ for k in $kvers; do
 		*) ccaas_die "unknown mode '$mode' (icount, wall)" ;;
 		esac
 		for part in $parts; do
+			[ "$part" != incast ] || continue
 			run=$out/$(ccaas_short_kver "$k")-$mode-$part
 			echo "bench: $k $mode $part -> $run" >&2
 			# transient: two flows of about 30 s of guest time each
@@ -125,6 +143,9 @@ for k in $kvers; do
 done
 
 python3 "$bench/report.py" "$out" | tee "$out/report.txt"
+case " $parts " in
+*" incast "*) python3 "$bench/incast.py" "$out" | tee -a "$out/report.txt" ;;
+esac
 # the scaling curves (migrate, lookup, scale) as PNG files beside the report
 python3 "$bench/plot.py" "$out" || failed=1
 echo "bench: runs and report in $out" >&2

@@ -216,7 +216,7 @@ static void start(struct cubic_fixture *f, bool ecn, u32 min_rtt_us)
 	minmax_reset(&f->tp->rtt_min, 0, min_rtt_us);
 	inet_csk(f->sk)->icsk_ca_ops = f->ops;
 	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 }
 
 static u8 ca_state(struct cubic_fixture *f)

@@ -91,7 +91,7 @@ static void start(struct sim *s, bool ecn)
 	s->tp->ecn_flags = ecn ? TCP_ECN_OK : 0;
 	inet_sk(s->sk)->tos = INET_ECN_ECT_0;
 	inet_csk(s->sk)->icsk_ca_ops = s->ops;
-	s->ops->init(s->sk);
+	cca_test_init(s->sk, s->ops);
 }
 
 /* Send @pkts packets. */

@@ -100,7 +100,7 @@ static void start(struct dctcp_fixture *f, bool ecn)
 	f->tp->ecn_flags = ecn ? TCP_ECN_OK : 0;
 	inet_sk(f->sk)->tos = INET_ECN_ECT_0;
 	inet_csk(f->sk)->icsk_ca_ops = f->ops;
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 }
 
 /* Send @pkts packets: they form the next round. */

@@ -104,7 +104,7 @@ static void start(struct hp_fixture *f, u32 cwnd)
 {
 	tcp_snd_cwnd_set(f->tp, cwnd);
 	send(f, cwnd);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 }
 
 static void cong_control(struct hp_fixture *f, const struct rate_sample *rs)
@@ -238,7 +238,7 @@ static void hp_initial_window_is_b_times_t(struct kunit *test)
 	struct hp_fixture *f = test->priv;
 
 	/* No data sent: B * T = 80 Mbit/s * 100 ms = 1000 packets of 1000 B. */
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), (u32)HT_BDP);
 	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), (u32)HT_BDP);
 	KUNIT_EXPECT_EQ(test, info_of(test, f).dctcp_ab_tot, (u32)HT_T_US);
@@ -246,29 +246,29 @@ static void hp_initial_window_is_b_times_t(struct kunit *test)
 	/* A rule's base_rtt longer than the minimum RTT wins ... */
 	hp_fixture_reset(test, f);
 	set_param(test, f, "base_rtt", 2 * HT_T_US);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), (u32)HT_BDP * 2);
 	/* ... a shorter one does not (it would read as a standing queue). */
 	hp_fixture_reset(test, f);
 	set_param(test, f, "base_rtt", HT_T_US / 2);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), (u32)HT_BDP);
 
 	/* No B from the rule, or a handshake that lost packets: the stack's. */
 	memset(ccaas_sock(f->sk), 0, sizeof(struct ccaas_sock));
 	tcp_snd_cwnd_set(f->tp, TCP_INIT_CWND);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), (u32)TCP_INIT_CWND);
 	hp_fixture_reset(test, f);
 	f->tp->total_retrans = 1;
 	tcp_snd_cwnd_set(f->tp, 1);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
 
 	/* The rule's init_cwnd knob wins over B * T. */
 	hp_fixture_reset(test, f);
 	ccaas_sock(f->sk)->init_cwnd = 40;
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 40U);
 
 	/* A connection that already sent data keeps its window. */
@@ -280,7 +280,7 @@ static void hp_initial_window_is_b_times_t(struct kunit *test)
 	/* Without any RTT yet, the stack's window stays. */
 	hp_fixture_reset(test, f);
 	minmax_reset(&f->tp->rtt_min, 0, ~0U);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), (u32)TCP_INIT_CWND);
 }
 

@@ -23,14 +23,48 @@ static inline const struct ccaas_cca *cca_test_lookup(struct kunit *test,
 }
 
 /*
+ * The socket lock of a test socket, initialised as sock_init_data() does,
+ * with lockdep classes of the tests' own.
+ */
+static inline void cca_test_sock_lock_init(struct sock *sk)
+{
+	static struct lock_class_key slock_key, lock_key;
+
+	sock_lock_init_class_and_name(sk, "slock-ccaas-kunit", &slock_key,
+				      "sk_lock-ccaas-kunit", &lock_key);
+}
+
+/*
+ * Run @call on @sk with the socket held as the stack holds it when it calls
+ * a CCA: bh_lock_sock() in softirq (a passive open's init(), every ACK).
+ * Lockdep checks it (__sk_dst_get() in init() and tcp_cwnd_restart()),
+ * and DEBUG_ATOMIC_SLEEP catches a callback that could sleep.
+ */
+#define cca_test_locked(sk, call)				\
+	do {							\
+		spin_lock_bh(&(sk)->sk_lock.slock);		\
+		call;						\
+		spin_unlock_bh(&(sk)->sk_lock.slock);		\
+	} while (0)
+
+/* The CCA's init() on @sk, called as the stack does (cca_test_locked()). */
+static inline void cca_test_init(struct sock *sk,
+				 const struct tcp_congestion_ops *ops)
+{
+	cca_test_locked(sk, ops->init(sk));
+}
+
+/*
  * @tp as a fresh IPv4 connection in init_net (CCA init asks the
  * namespace's ccalog selection): established, MSS @mss, cwnd @cwnd, no
- * ssthresh yet, nothing sent. The rest is left as it is.
+ * ssthresh yet, nothing sent, its lock initialised. The rest is left as
+ * it is.
  */
 static inline void cca_test_sock_init(struct tcp_sock *tp, u32 mss, u32 cwnd)
 {
 	struct sock *sk = (struct sock *)tp;
 
+	cca_test_sock_lock_init(sk);
 	sk->sk_family = AF_INET;
 	sk->sk_type = SOCK_STREAM;
 	sk->sk_protocol = IPPROTO_TCP;

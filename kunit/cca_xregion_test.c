@@ -100,7 +100,7 @@ static void start(struct xr_fixture *f, u32 cwnd)
 {
 	f->tp->data_segs_out = 1;
 	tcp_snd_cwnd_set(f->tp, cwnd);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 }
 
 /* Send @pkts packets of new data. */
@@ -222,20 +222,20 @@ static void xr_initial_window_is_100(struct kunit *test)
 	struct xr_fixture *f = test->priv;
 
 	/* No data sent yet: 100 packets. */
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 100U);
 
 	/* The rule's init_cwnd knob wins over the CCA's 100. */
 	xr_fixture_reset(f);
 	ccaas_sock(f->sk)->init_cwnd = 40;
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 40U);
 
 	/* A connection that already sent data keeps its window. */
 	xr_fixture_reset(f);
 	f->tp->data_segs_out = 5;
 	tcp_snd_cwnd_set(f->tp, 17);
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 17U);
 }
 
@@ -253,7 +253,7 @@ static void xr_slow_start_doubles_per_rtt(struct kunit *test)
 	struct xr_fixture *f = test->priv;
 	int i;
 
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_SS);
 	send(f, 100);
 	for (i = 0; i < 100; i++)
@@ -601,7 +601,7 @@ static void xr_paces_from_cwnd_and_srtt(struct kunit *test)
 	int i;
 
 	/* Slow start, cwnd 100: 2 x 100 x 1000 B / 100 ms = 2 MB/s. */
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_status, SK_PACING_NEEDED);
 	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate, 2000000UL);
 

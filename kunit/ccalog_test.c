@@ -84,7 +84,7 @@ static void gate_exit(struct kunit *test)
 static void start(struct gate_fixture *f, bool logged)
 {
 	inet_csk(f->sk)->icsk_ca_ops = f->ops;
-	f->ops->init(f->sk);
+	cca_test_init(f->sk, f->ops);
 	/* Nothing is selected in init_net: init() left the bit clear. */
 	ccaas_sock(f->sk)->logged = logged;
 }

@@ -258,7 +258,7 @@ static inline void tm_fill(struct tm_flow *f)
 static inline void tm_app_write(struct tm_flow *f)
 {
 	f->app_stopped = false;
-	tcp_slow_start_after_idle_check(f->sk);
+	cca_test_locked(f->sk, tcp_slow_start_after_idle_check(f->sk));
 	tm_fill(f);
 	tm_record(f);
 }
@@ -852,6 +852,22 @@ static inline void tm_idle(struct tm_flow *f, u32 idle_jiffies)
 /* --- setting up, comparing ---------------------------------------------- */
 
 /*
+ * What tcp_cleanup_congestion_control() does when the socket goes: the CCA
+ * releases its state and its module reference is dropped, so that the CCA
+ * modules unload after the suites, and kmemleak sees no state left behind.
+ */
+static inline void tm_flow_release(void *data)
+{
+	struct sock *sk = data;
+	struct inet_connection_sock *icsk = inet_csk(sk);
+
+	if (icsk->icsk_ca_ops->release)
+		icsk->icsk_ca_ops->release(sk);
+	module_put(icsk->icsk_ca_ops->owner);
+	icsk->icsk_ca_ops = &tcp_reno;
+}
+
+/*
  * A flow on CCA @name, set with the TCP_CONGESTION setsockopt's
  * tcp_set_congestion_control() on an established SACK connection (ECN
  * negotiated if @ecn) with @cwnd and @ssthresh (as from a route's
@@ -880,8 +896,12 @@ static inline struct tm_flow *tm_flow(struct kunit *test, const char *name,
 	inet_csk(f->sk)->icsk_rto = HZ;
 	inet_csk(f->sk)->icsk_ca_ops = &tcp_reno;
 
-	err = tcp_set_congestion_control(f->sk, name, false, true);
+	/* the setsockopt runs with the socket owned: locked here */
+	cca_test_locked(f->sk, err = tcp_set_congestion_control(f->sk, name,
+								 false, true));
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "cannot set %s", name);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tm_flow_release,
+							f->sk), 0);
 
 	tm_phase(f, "start", 0);
 	tm_fill(f);

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the KUnit tests in kunit/*_test.c on a User-Mode Linux kernel built from
-# the pinned linux-source package, with ccaas_core and the CCAs built in.
+# Run the KUnit suites of kunit/*_test.c in the sanitizer kernel, under its
+# KASAN, lockdep, UBSAN and kmemleak: build the kernel (scripts/
+# debug-kernel.sh, cached) and the modules against it if needed, then boot
+# it with tests/vm/05-kunit.sh, which loads ccaas_kunit.ko after the core
+# and the CCAs.
 #
 # Usage: scripts/kunit.sh [-t PATTERN]
 #
@@ -10,280 +13,32 @@
 #               ("suite_glob" or "suite_glob.case_glob"); a plain word with
 #               no glob characters matches suites containing it.
 #
-# Prints one "PASS: kunit/<suite>.<case>" or "FAIL: kunit/<suite>.<case>" line
-# per test case; a failed build, a crashed kernel or a run with no results
-# prints a FAIL: kunit/<stage> line instead. Exits non-zero on any FAIL.
-#
-# Environment: CCAAS_CACHE (default /var/cache/ccaas) holds the kernel tree
-# and build under kunit/; CCAAS_ARTIFACTS (default /tmp/ccaas-artifacts)
-# receives the full log, kunit-<timestamp>.log.
+# Prints one "PASS: vm-debug/kunit.<suite>.<case>" or "FAIL: ..." line per
+# case and "PASS: vm-debug/kunit" when every declared suite ran its whole
+# plan; a suite without results, a crashed kernel or a sanitizer report
+# fails. Exits non-zero on any FAIL.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
 # shellcheck source=versions.conf
-. "$here/versions.conf"
-
-BUILD_TIMEOUT=3600	# s; a cold build takes about 4 min on 2 cores
-RUN_TIMEOUT=${CCAAS_KUNIT_TIMEOUT:-120}	# s; the tests take about a second
-JOBS=${CCAAS_KUNIT_JOBS:-2}
+. scripts/versions.conf
 
 pattern=""
 while getopts t:h opt; do
 	case $opt in
 	t) pattern=$OPTARG ;;
 	*)
-		sed -n '7,11s/^# \{0,1\}//p' "$0" >&2
+		sed -n '/^# Usage:/,/^#   *no glob/p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2
 		;;
 	esac
 done
+case $pattern in
+"" | *[][*?.]*) ;;
+*) pattern="*$pattern*" ;;
+esac
 
-cache=${CCAAS_CACHE:-/var/cache/ccaas}/kunit
-artifacts=${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts}
-mkdir -p "$cache" "$artifacts"
-log=$artifacts/kunit-$(date +%Y%m%d-%H%M%S).log
-: > "$log"
-
-# The tree and the build are keyed by the source package version.
-tag=$(printf '%s' "$LINUX_SOURCE_VERSION" | tr -c 'A-Za-z0-9.+-' '_')
-tree=$cache/linux-$tag
-build=$cache/build-$tag
-kunitconfig=$root/kunit/.kunitconfig
-
-python=/usr/bin/python3
-[ -x "$python" ] || python=python3
-
-# fail STAGE MESSAGE: report a failure that is not a single test case.
-fail() {
-	echo "FAIL: kunit/$1"
-	echo "kunit: $2"
-	echo "kunit: last lines of the log:"
-	tail -n 25 "$log" | sed 's/^/  | /'
-	echo "kunit: full log: $log"
-	exit 1
-}
-
-# The suite names declared in kunit/*.c (".name" of each struct kunit_suite).
-suite_names() {
-	awk '/struct kunit_suite[^;]*=/ { in_suite = 1 }
-	     in_suite && match($0, /\.name[ \t]*=[ \t]*"[^"]*"/) {
-		v = substr($0, RSTART, RLENGTH)
-		sub(/^[^"]*"/, "", v); sub(/"$/, "", v)
-		print v; in_suite = 0
-	     }' "$root"/kunit/*.c
-}
-
-# Extract the pinned kernel source once, installing the package if needed.
-ensure_source() {
-	local tarball installed tmp top
-
-	[ -e "$tree/.ccaas-extracted" ] && return 0
-	tarball=/usr/src/$LINUX_SOURCE_PKG.tar.xz
-	installed=$(dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG" 2>/dev/null || true)
-	if [ ! -r "$tarball" ] || [ "$installed" != "$LINUX_SOURCE_VERSION" ]; then
-		echo "kunit: installing $LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION"
-		apt-get install -y --no-install-recommends \
-			"$LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION" >> "$log" 2>&1 ||
-			fail setup "cannot install $LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION"
-	fi
-	echo "kunit: extracting $tarball into $tree"
-	tmp=$(mktemp -d "$cache/extract.XXXXXX")
-	tar -xJf "$tarball" -C "$tmp" >> "$log" 2>&1 ||
-		{ rm -rf "$tmp"; fail setup "cannot extract $tarball"; }
-	top=$(ls "$tmp")
-	rm -rf "$tree" "$build"
-	mv "$tmp/$top" "$tree"
-	rmdir "$tmp"
-	touch "$tree/.ccaas-extracted"
-}
-
-# write_if_changed FILE: replace FILE by stdin only if the content differs,
-# so its mtime (and the incremental build) is left alone otherwise.
-write_if_changed() {
-	cat > "$1.new"
-	if cmp -s "$1.new" "$1"; then
-		rm -f "$1.new"
-	else
-		mv "$1.new" "$1"
-	fi
-}
-
-# Copy the project's kernel sources into net/ccaas/ of the tree.
-#
-# rsync -c without -t: a file whose content is unchanged keeps its mtime, a
-# changed one gets the current time, so make rebuilds exactly what changed
-# (even after a scratch edit in the copy). Only sources are copied: objects
-# or a compat-generated.h left in the repo by out-of-tree builds would be
-# picked up through VPATH or #include "" in the source tree.
-wire_project() {
-	local dst=$tree/net/ccaas
-	local sync="rsync -rc --delete --delete-excluded --prune-empty-dirs"
-	local only_src="--exclude=compat-generated.h --include=*/ --include=*.c
-		--include=*.h --include=*.sh --exclude=*"
-
-	mkdir -p "$dst"
-	# shellcheck disable=SC2086 # word splitting of the option lists
-	{
-		$sync $only_src "$root/kmod/" "$dst/kmod/"
-		$sync $only_src "$root/include/" "$dst/include/"
-		$sync --include='*.c' --include='*.h' --exclude='*' \
-			"$root/kunit/" "$dst/kunit/"
-	} >> "$log" 2>&1
-	rsync -c "$root/Kbuild" "$dst/ccaas.kbuild"
-
-	# A file named Kbuild takes precedence over Makefile in a kbuild
-	# directory, so the wrapper is the Kbuild and the project's own
-	# Kbuild is included under another name. $(src) became the full
-	# source path in 6.10; $(srctree)/$(obj) means the same on every
-	# version.
-	write_if_changed "$dst/Kbuild" <<-'EOF'
-	# Generated by ccaas scripts/kunit.sh: ccaas and its KUnit tests, built in.
-	CCAAS_KUNIT := y
-	CCAAS_SRC := $(srctree)/$(obj)
-	include $(CCAAS_SRC)/ccaas.kbuild
-	EOF
-
-	# shellcheck disable=SC2016 # a make variable, not a shell one
-	local hook='obj-$(CONFIG_KUNIT) += ccaas/'
-	grep -qxF "$hook" "$tree/net/Makefile" ||
-		printf '\n# ccaas KUnit tests (scripts/kunit.sh)\n%s\n' "$hook" \
-			>> "$tree/net/Makefile"
-}
-
-# print_results JSON LISTING: one PASS/FAIL line per case, from kunit.py's
-# JSON (KernelCI layout: groups with sub_groups and test_cases) checked
-# against LISTING, the "suite.case" names the kernel said it would run. A
-# listed case without a result (the kernel died first) is a FAIL; so is a
-# result kunit.py could not name. A parameterised case is a group of its own
-# and gets one line, failing if any of its parameters fails.
-print_results() {
-	"$python" - "$1" "$2" <<-'EOF'
-	import json, re, sys
-
-	def leaves(group):
-	    for case in group.get("test_cases", []):
-	        yield case["status"]
-	    for sub in group.get("sub_groups", []):
-	        yield from leaves(sub)
-
-	def verdict(statuses):
-	    statuses = list(statuses)
-	    if any(s not in ("PASS", "SKIP") for s in statuses):
-	        return "FAIL"
-	    if statuses and all(s == "SKIP" for s in statuses):
-	        return "SKIP"
-	    return "PASS"
-
-	results = {}    # "suite.case" -> verdict, in the order of the run
-	try:
-	    top = json.load(open(sys.argv[1]))
-	except (OSError, ValueError):
-	    top = {}
-	for suite in top.get("sub_groups", []):
-	    cases = [(c["name"], verdict([c["status"]]))
-	             for c in suite.get("test_cases", [])]
-	    cases += [(g["name"], verdict(leaves(g)))
-	              for g in suite.get("sub_groups", [])]
-	    for i, (name, v) in enumerate(cases, 1):
-	        results["%s.%s" % (suite["name"], name or "unnamed-%d" % i)] = v
-
-	listed = [l.strip() for l in open(sys.argv[2])
-	          if re.fullmatch(r"[^\s.]+\.[^\s.]+", l.strip())]
-	lost = [name for name in listed if name not in results]
-	for name in lost:
-	    results[name] = "FAIL"
-	order = [n for n in listed if n in results]
-	order += [n for n in results if n not in order]
-	for name in order:
-	    v = results[name]
-	    if ".unnamed-" in name and listed:
-	        continue    # a crashed case; reported under its listed name
-	    if name in lost:
-	        print("kunit: %s has no result: the kernel stopped first" % name)
-	    print("%s: kunit/%s" % (v, name))
-	EOF
-}
-
-# --- the filter ------------------------------------------------------------
-
-glob=""
-if [ -n "$pattern" ]; then
-	case $pattern in
-	*[][*?.]*) glob=$pattern ;;
-	*) glob="*$pattern*" ;;
-	esac
-	# Skip the kernel build when no suite can match the filter.
-	matched=0
-	for name in $(suite_names); do
-		# shellcheck disable=SC2053 # the right side is a glob
-		[[ $name == ${glob%%.*} ]] && matched=1
-	done
-	if [ "$matched" = 0 ]; then
-		echo "kunit: no suite matches '$pattern'"
-		exit 0
-	fi
-fi
-
-# --- build -------------------------------------------------------------------
-
-# One run at a time per cache: the tree and build directory are shared.
-exec 9> "$cache/.lock"
-flock -w "$BUILD_TIMEOUT" 9 || fail setup "timed out waiting for $cache/.lock"
-
-ensure_source
-wire_project
-
-# kunit_py TIMEOUT SUBCOMMAND ARGS...: kunit.py on this tree and build.
-kunit_py() {
-	timeout "$1" "$python" "$tree/tools/testing/kunit/kunit.py" "$2" \
-		--arch=um --build_dir="$build" --kunitconfig="$kunitconfig" \
-		"${@:3}" 2>&1
-}
-
-mkdir -p "$build"
-t0=$(date +%s)
-kunit_py "$BUILD_TIMEOUT" build --jobs="$JOBS" >> "$log" ||
-	fail build "the UML kernel did not build (kunit.py build exited $?)"
-t1=$(date +%s)
-
-# --- run -----------------------------------------------------------------------
-
-# First ask the kernel which cases it will run, so that a case lost to a
-# crash is reported by name; then run them.
-listing=$build/ccaas-tests.txt
-json=$build/ccaas-results.json
-rm -f "$listing" "$json" "$build/test.log"
-kunit_py $((RUN_TIMEOUT + 60)) exec --list_tests --timeout="$RUN_TIMEOUT" \
-	${glob:+"$glob"} > "$listing" || true
-{ echo "=== cases listed by the kernel ==="; cat "$listing"; } >> "$log"
-rc=0
-kunit_py $((RUN_TIMEOUT + 60)) exec --timeout="$RUN_TIMEOUT" --json="$json" \
-	${glob:+"$glob"} >> "$log" || rc=$?
-t2=$(date +%s)
-if [ -r "$build/test.log" ]; then
-	echo "=== raw kernel output ($build/test.log) ===" >> "$log"
-	cat "$build/test.log" >> "$log"
-fi
-
-results=$(print_results "$json" "$listing") ||
-	fail parse "cannot read kunit.py's results $json"
-[ -z "$results" ] || echo "$results"
-echo "kunit: build $((t1 - t0)) s, run $((t2 - t1)) s"
-
-failed=$(printf '%s\n' "$results" | grep -c '^FAIL: ' || true)
-cases=$(printf '%s\n' "$results" | grep -Ec '^(PASS|FAIL): ' || true)
-if [ "$cases" = 0 ]; then
-	fail run "no test case results (kunit.py exec exited $rc)"
-elif [ "$failed" = 0 ] && [ "$rc" != 0 ]; then
-	# e.g. the kernel stopped after the last case, or a count mismatch
-	fail run "kunit.py exec exited $rc although no case failed"
-elif [ "$failed" != 0 ]; then
-	# kunit.py's own report of the run, without the passing cases
-	echo "kunit: failures, as kunit.py reported them:"
-	sed -n '/Starting KUnit Kernel/,/^=== raw kernel output/p' "$log" |
-		sed -e '1d;$d' -e 's/^\[[0-9:]*\] //' | grep -v '\[PASSED\]' |
-		head -n 100 | sed 's/^/  | /'
-	echo "kunit: full log: $log"
-	exit 1
-fi
+make --no-print-directory "build/$KVER_DEBUG/.built" >/dev/null ||
+	{ echo "FAIL: kunit/build (make build/$KVER_DEBUG/.built)"; exit 1; }
+CCAAS_KUNIT_FILTER=$pattern exec tests/vm/run.sh -k "$KVER_DEBUG" -t 05-kunit

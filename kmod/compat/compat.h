@@ -78,4 +78,16 @@
 #define ccaas_ecn_xmit(sk)	INET_ECN_xmit(sk)
 #endif
 
+/*
+ * What kunit/ tests of the core's internals is exported, in the namespace
+ * EXPORTED_FOR_KUNIT_TESTING, by a kernel built with KUnit only: the
+ * sanitizer kernel, where the suites are a module of their own
+ * (ccaas_kunit.ko). On every other kernel the macro is empty.
+ */
+#ifdef CCAAS_HAVE_KUNIT_VISIBILITY_H
+#include <kunit/visibility.h>
+#else
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
+#endif
+
 #endif /* _CCAAS_COMPAT_H */

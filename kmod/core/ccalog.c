@@ -20,6 +20,11 @@
 #define CREATE_TRACE_POINTS
 #include "ccalog_trace.h"
 
+/* kunit/ccalog_test.c attaches a probe of its own (a KUnit kernel only). */
+#if IS_ENABLED(CONFIG_KUNIT)
+EXPORT_TRACEPOINT_SYMBOL_GPL(ccalog_rtt);
+#endif
+
 u64 ccaas_sk_cookie(const struct sock *sk)
 {
 	u32 cookie[2];
@@ -28,6 +33,7 @@ u64 ccaas_sk_cookie(const struct sock *sk)
 	sock_diag_save_cookie((struct sock *)sk, cookie);
 	return (u64)cookie[1] << 32 | cookie[0];
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_sk_cookie);
 
 /* ccalog_init for @sk, a logged socket on a ccaas CCA. */
 void ccaas_log_emit_init(struct sock *sk, u64 cookie)

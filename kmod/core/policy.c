@@ -147,6 +147,7 @@ struct ccaas_policy_gen *ccaas_policy_draft_alloc(unsigned int max_rules,
 	INIT_LIST_HEAD(&gen->node);
 	return gen;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_draft_alloc);
 
 void ccaas_policy_draft_free(struct ccaas_policy_gen *draft)
 {
@@ -158,6 +159,7 @@ void ccaas_policy_draft_free(struct ccaas_policy_gen *draft)
 		ccaas_rule_cca_put(&draft->rules[i]);
 	kvfree(draft);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_draft_free);
 
 struct ccaas_rule *ccaas_policy_draft_add(struct ccaas_policy_gen *draft,
 					  unsigned int n_params)
@@ -485,6 +487,7 @@ struct ccaas_policy_gen *ccaas_policy_current(struct ccaas_net *cn)
 	return rcu_dereference_check(cn->policy.cur, rcu_read_lock_any_held() ||
 				     lockdep_is_held(&cn->lock));
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_current);
 
 /* A connection's local address, IPv4 for v4-mapped IPv6 addresses. */
 struct ccaas_local_addr {
@@ -609,6 +612,7 @@ const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_match);
 
 /* --- the store: history, commits, retirement ----------------------------- */
 
@@ -757,6 +761,7 @@ out:
 	ccaas_policy_draft_free(draft);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_set);
 
 int ccaas_policy_del(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 		     const struct ccaas_rule_match *match,
@@ -786,6 +791,7 @@ int ccaas_policy_del(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 out:
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_del);
 
 int ccaas_policy_apply(struct ccaas_net *cn, const struct ccaas_policy_req *req,
 		       struct ccaas_policy_gen *draft,
@@ -819,6 +825,7 @@ out_free:
 	ccaas_policy_draft_free(draft);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_apply);
 
 /*
  * Resolve a copied rule's CCA again and find its parameters in the CCA's
@@ -874,6 +881,7 @@ ccaas_policy_rollback_copy(struct ccaas_net *cn,
 		ccaas_policy_draft_copy(draft, &src->rules[i], CCAAS_COPY_NAME);
 	return draft;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_rollback_copy);
 
 int ccaas_policy_rollback_resolve(struct ccaas_policy_gen *draft,
 				  const struct ccaas_policy_req *req)
@@ -889,6 +897,7 @@ int ccaas_policy_rollback_resolve(struct ccaas_policy_gen *draft,
 	}
 	return ccaas_policy_draft_finish(draft, req->extack);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_rollback_resolve);
 
 int ccaas_policy_rollback_commit(struct ccaas_net *cn,
 				 const struct ccaas_policy_req *req,
@@ -899,6 +908,7 @@ int ccaas_policy_rollback_commit(struct ccaas_net *cn,
 	return ccaas_policy_commit(cn, req, draft, CCAAS_POLICY_ORIGIN_ROLLBACK,
 				   generation, head);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_rollback_commit);
 
 /* --- per namespace ------------------------------------------------------------ */
 
@@ -920,6 +930,7 @@ int ccaas_policy_net_init(struct ccaas_net *cn)
 	RCU_INIT_POINTER(st->cur, gen);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_net_init);
 
 void ccaas_policy_net_exit(struct ccaas_net *cn)
 {
@@ -937,3 +948,4 @@ void ccaas_policy_net_exit(struct ccaas_net *cn)
 	}
 	st->n_history = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_net_exit);

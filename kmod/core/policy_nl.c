@@ -388,6 +388,7 @@ int ccaas_rule_parse(struct net *net, const struct nlattr *nest,
 	err = ccaas_rule_parse_knobs(rule, tb, extack);
 	return err ?: ccaas_rule_knobs_check(rule, extack);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_rule_parse);
 
 /* --- replies -------------------------------------------------------------- */
 

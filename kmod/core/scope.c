@@ -71,6 +71,7 @@ CCAAS_PARAM_UINT(scope_max_entries, ccaas_scope_max_entries, 0,
 		 SCOPE_MAX_ENTRIES_LIMIT, 0644);
 MODULE_PARM_DESC(scope_max_entries,
 		 "most prefixes in one namespace's scope table [0..1000000]");
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_max_entries);
 
 /* Address bits of each family. */
 static const unsigned int scope_bits[CCAAS_SCOPE_NFAM] = { 32, 128 };
@@ -117,12 +118,14 @@ void ccaas_scope_key4(struct ccaas_scope_key *key, __be32 addr)
 	key->hi = (u64)ntohl(addr) << 32;
 	key->lo = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_key4);
 
 void ccaas_scope_key6(struct ccaas_scope_key *key, const struct in6_addr *addr)
 {
 	key->hi = (u64)ntohl(addr->s6_addr32[0]) << 32 | ntohl(addr->s6_addr32[1]);
 	key->lo = (u64)ntohl(addr->s6_addr32[2]) << 32 | ntohl(addr->s6_addr32[3]);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_key6);
 
 __be32 ccaas_scope_addr4(const struct ccaas_scope_key *key)
 {
@@ -262,6 +265,7 @@ ccaas_scope_table_find(const struct ccaas_scope_table *t, unsigned int fam,
 	i = f->res[r];
 	return i ? &f->entries[i - 1] : NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_table_find);
 
 static void scope_result(const struct ccaas_scope_entry *e,
 			 struct ccaas_scope_result *res)
@@ -315,6 +319,7 @@ void ccaas_scope_lookup6(struct ccaas_net *cn, const struct in6_addr *addr,
 	scope_result(e, res);
 	rcu_read_unlock();
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_lookup6);
 
 /* ---- building a table ---- */
 
@@ -639,6 +644,7 @@ int ccaas_scope_add(struct ccaas_net *cn, const struct ccaas_scope_entry *e,
 	mutex_unlock(&cn->lock);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_add);
 
 int ccaas_scope_del(struct ccaas_net *cn, const struct ccaas_scope_entry *e,
 		    struct netlink_ext_ack *extack)
@@ -667,6 +673,7 @@ int ccaas_scope_del(struct ccaas_net *cn, const struct ccaas_scope_entry *e,
 	mutex_unlock(&cn->lock);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_del);
 
 int ccaas_scope_flush(struct ccaas_net *cn)
 {
@@ -680,6 +687,7 @@ int ccaas_scope_flush(struct ccaas_net *cn)
 	mutex_unlock(&cn->lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_flush);
 
 int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,
 		     u32 n, u32 *dup, struct netlink_ext_ack *extack)
@@ -728,6 +736,7 @@ int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,
 	mutex_unlock(&cn->lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_load);
 
 /* ---- reading the whole table ---- */
 
@@ -735,21 +744,25 @@ struct ccaas_scope_table *ccaas_scope_table_get(struct ccaas_net *cn)
 {
 	return rcu_dereference(cn->scope.table);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_table_get);
 
 u32 ccaas_scope_table_gen(const struct ccaas_scope_table *t)
 {
 	return t->gen;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_table_gen);
 
 u32 ccaas_scope_table_count(const struct ccaas_scope_table *t)
 {
 	return table_count(t);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_table_count);
 
 size_t ccaas_scope_table_memory(const struct ccaas_scope_table *t)
 {
 	return t->size;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_table_memory);
 
 const struct ccaas_scope_entry *
 ccaas_scope_table_entry(const struct ccaas_scope_table *t, unsigned int fam,
@@ -759,6 +772,7 @@ ccaas_scope_table_entry(const struct ccaas_scope_table *t, unsigned int fam,
 
 	return i < f->nentries ? &f->entries[i] : NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_table_entry);
 
 u32 ccaas_scope_table_seek(const struct ccaas_scope_table *t, unsigned int fam,
 			   const struct ccaas_scope_key *key, u8 prefixlen)
@@ -773,6 +787,7 @@ u32 ccaas_scope_table_seek(const struct ccaas_scope_table *t, unsigned int fam,
 		pos++;
 	return pos;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_table_seek);
 
 /* ---- per namespace ---- */
 
@@ -788,6 +803,7 @@ int ccaas_scope_net_init(struct ccaas_net *cn)
 	RCU_INIT_POINTER(cn->scope.table, t);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_net_init);
 
 void ccaas_scope_net_exit(struct ccaas_net *cn)
 {
@@ -798,3 +814,4 @@ void ccaas_scope_net_exit(struct ccaas_net *cn)
 	if (t)
 		kvfree_rcu(t, rcu);
 }
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_net_exit);

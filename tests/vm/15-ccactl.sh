@@ -1,5 +1,6 @@
 # ccactl against the real ccaas family: text and JSON output, abbreviations,
 # kernel refusals, batch mode.
+# vm-lines: edges
 # vm-timeout: 120
 
 load_ccaas || return 1

@@ -2,6 +2,7 @@
 # flush and load, IPv6 and JSON; refusals (usage errors, kernel refusals,
 # malformed netlink) that leave the table as it was; permissions; network
 # namespaces; a load of 100 000 prefixes.
+# vm-lines: edges
 # vm-timeout: 400
 
 load_ccaas || return 1

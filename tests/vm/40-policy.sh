@@ -2,6 +2,7 @@
 # rollback, apply (and its dry run), refusals that leave the policy as it
 # was, privileges, per-namespace policies, and module references.
 # Each test works in namespaces of its own (pol_*).
+# vm-lines: edges
 # vm-timeout: 240
 
 load_ccaas tcp_cca_dctcp || return 1

@@ -178,10 +178,11 @@ test_migrate_listener_close_accept_queue() {
 }
 
 test_migrate_unprivileged_refused() {
-	local out rc
+	local out rc ccactl
 	mig_setup || return 1
+	ccactl=$(any_user "$CCACTL") || return 1
 	out=$(ip netns exec a setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all "$CCACTL" migrate 2>&1)
+		--inh-caps=-all "$ccactl" migrate 2>&1)
 	rc=$?
 	[ $rc -eq 2 ] && echo "$out" | grep -q '^Error: ' ||
 		fail migrate_unprivileged_refused "rc=$rc: $out"

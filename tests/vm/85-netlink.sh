@@ -2,6 +2,7 @@
 # strict header checks, the kernel's own YNL CLI driven by the YAML spec,
 # who may change what (init_net, a user namespace's own netns, no caps), the
 # monitor group, and no module autoload from inside a request.
+# vm-lines: edges
 # vm-timeout: 300
 
 load_ccaas tcp_cca_dctcp || return 1

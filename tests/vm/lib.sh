@@ -285,6 +285,17 @@ j = json.load(sys.stdin)
 print(" ".join(str(j.get(k, "-")) for k in sys.argv[1:]))' "$@"
 }
 
+# any_user FILE [MODULE...]: the path of a copy of FILE that every user can
+# read and run, for what a test runs as another user: the checkout may sit
+# under a directory only its owner can enter (root's home is mode 700), and
+# the guest sees the host's permissions. The MODULEs (what FILE imports
+# from its own directory) are copied beside it.
+any_user() {
+	local d=/tmp/ccaas-any-user
+	install -d -m 0755 "$d" && install -m 0755 "$@" "$d/" &&
+		echo "$d/$(basename "$1")"
+}
+
 # ---- modules -------------------------------------------------------------------------
 
 # _ccaas_insmod NAME: insmod $CCAAS_KO_DIR/NAME.ko unless already loaded

@@ -3,9 +3,12 @@
 # tests/vm/[0-9][0-9]-*.sh (through tests/vm/lib/driver.sh) and the host
 # prints their results as `PASS: vm-<short kernel>/<name>`.
 #
-# Usage: tests/vm/run.sh [-k KVERS] [-t PATTERN] [-X PATTERN] [-x alone|shared] [-d] [-j] [-v]
+# Usage: tests/vm/run.sh [-k KVERS] [-L KVERS] [-t PATTERN] [-X PATTERN] [-x alone|shared] [-d] [-j] [-v]
 #   -k KVERS    kernels, comma/space separated, full or short (6.1,6.12);
 #               default: all pinned in scripts/versions.conf
+#   -L KVERS    the kernels of the whole run, when this one runs a part of
+#               them (make check's lanes): the oldest, newest and spare
+#               line of `# vm-lines:` are chosen among these (default -k)
 #   -t PATTERN  only test files whose name matches PATTERN (a glob if it has
 #               * ? or [, else a substring), and in other files only the
 #               tests whose name matches (the file's top-level code still runs)
@@ -37,10 +40,11 @@ usage() {
 	exit 2
 }
 
-kvers="" pattern="" parallel=0 verbose=0 alone="" exclude="" debug_twin=""
-while getopts "k:t:X:x:djvh" opt; do
+kvers="" pattern="" parallel=0 verbose=0 alone="" exclude="" debug_twin="" lines=""
+while getopts "k:L:t:X:x:djvh" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
+	L) lines=${OPTARG//,/ } ;;
 	t) pattern=$OPTARG ;;
 	x) alone=$OPTARG ;;
 	d) debug_twin=$(ccaas_resolve_kver "$DEBUG_LINE") ;;
@@ -52,6 +56,7 @@ while getopts "k:t:X:x:djvh" opt; do
 done
 case "$alone" in "" | alone | shared) ;; *) usage ;; esac
 [ -n "$kvers" ] || kvers=$(ccaas_all_kvers)
+[ -n "$lines" ] || lines=$kvers
 
 # file_limit FILE: the file's time limit in seconds
 file_limit() {
@@ -97,6 +102,13 @@ select_files() {
 		if grep -qE '^# vm-lines: *oldest' "$f" && [ "$1" != "$oldest" ]; then
 			continue
 		fi
+		# `# vm-lines: edges`: on the oldest and the newest (files of
+		# the control plane, whose netlink interface is the same on
+		# every line; `make check KERNELS=6.12` runs them on 6.12)
+		if grep -qE '^# vm-lines: *edges' "$f" && [ "$1" != "$oldest" ] &&
+			[ "$1" != "$newest" ]; then
+			continue
+		fi
 		# `# vm-lines: spare`: likewise, on the line whose lane has
 		# room: the stock kernel of DEBUG_LINE, whose `vm-debug: yes`
 		# files the sanitizer kernel takes (else the newest)
@@ -133,16 +145,16 @@ select_files() {
 }
 
 # The newest Debian kernel of the run, for `# vm-lines: newest`.
-newest=$(for k in $kvers; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
+newest=$(for k in $lines; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
 	sort -V | tail -n 1)
 
 # The oldest, for `# vm-lines: oldest`.
-oldest=$(for k in $kvers; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
+oldest=$(for k in $lines; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
 	sort -V | head -n 1)
 
 # The Debian kernel of DEBUG_LINE if the run has it, for `# vm-lines: spare`.
 spare=$newest
-for k in $kvers; do
+for k in $lines; do
 	k=$(ccaas_resolve_kver "$k")
 	[ "$k" = "$KVER_DEBUG" ] || [ "$(ccaas_short_kver "$k")" != "$DEBUG_LINE" ] || spare=$k
 done
@@ -254,7 +266,7 @@ run_kernel() {
 	[ "$verbose" = 0 ] || q=""
 	local pass=() v
 	# the fuzzer's knobs (tests/vm/90-fuzz.sh), when given
-	for v in FUZZ_MESSAGES FUZZ_SECONDS FUZZ_SEED CCAAS_VM_FILE_TIMEOUT_MIN; do
+	for v in FUZZ_MESSAGES FUZZ_SECONDS FUZZ_SEED CCAAS_VM_FILE_TIMEOUT_MIN CCAAS_KUNIT_FILTER; do
 		[ -z "${!v:-}" ] || pass+=(-e "$v=${!v}")
 	done
 	# `# vm-ansible: yes`: the Ansible controller runs on the host

@@ -6,21 +6,37 @@
       listen, accept N connections, then ROUNDS times: send one request
       byte on every connection at once, read BYTES from each, sleep GAP_S
       (default 0.05).  Prints JSON: {"fct_ms": [[per connection] per round],
-      "round_ms": [per round]}, times from the request to the last byte.
+      "round_ms": [per round], "ports": [per connection]}, times from the
+      request to the last byte, ports the senders' (the connections' order).
       With WARM, a warm-up round comes first (not reported); then the file
       WARM.done is created and the rounds wait for a file WARM.go, so that
       the caller can read counters in between.
-  burst.py send ADDR PORT N BYTES [READY]
+  burst.py send ADDR PORT N BYTES [READY [RETRANS]]
       open N connections to ADDR:PORT (the namespace's policy chooses their
       CCA), touch READY once all are up, answer every request byte with
-      BYTES, until the receiver closes.
+      BYTES, until the receiver closes. With RETRANS, write there as JSON
+      {port: [retransmissions of each answer, in order]}: the socket's
+      tcpi_total_retrans when each request arrives and at the close, as
+      differences. A round's answer is complete at the receiver before
+      the next request leaves, so what is retransmitted between two
+      requests belongs to the first one's answer.
 """
 import json
 import os
 import selectors
 import socket
+import struct
 import sys
 import time
+
+# struct tcp_info: 8 bytes of u8 fields, then u32s; tcpi_total_retrans is
+# the 24th u32 (include/uapi/linux/tcp.h).
+TCPI_TOTAL_RETRANS = 8 + 23 * 4
+
+
+def total_retrans(s):
+    info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    return struct.unpack_from("I", info, TCPI_TOTAL_RETRANS)[0]
 
 
 def family(addr):
@@ -78,13 +94,15 @@ def recv(addr, port, n, rounds, nbytes, gap, warm):
         fct.append([round(done[c.fileno()] * 1000, 3) for c in conns])
         round_ms.append(round((time.monotonic() - start) * 1000, 3))
         time.sleep(gap)
+    ports = [c.getpeername()[1] for c in conns]
     for c in conns:
         c.close()
-    json.dump({"fct_ms": fct, "round_ms": round_ms}, sys.stdout)
+    json.dump({"fct_ms": fct, "round_ms": round_ms, "ports": ports},
+              sys.stdout)
     print()
 
 
-def send(addr, port, n, nbytes, ready):
+def send(addr, port, n, nbytes, ready, retrans_out):
     socks = []
     for _ in range(n):
         s = socket.socket(family(addr), socket.SOCK_STREAM)
@@ -98,6 +116,9 @@ def send(addr, port, n, nbytes, ready):
     payload = bytes(nbytes)
     sel = selectors.DefaultSelector()
     pending = {}
+    # per socket: tcpi_total_retrans at each request, then at the close
+    marks = {s: [] for s in socks}
+    port = {s: s.getsockname()[1] for s in socks}
     for s in socks:
         sel.register(s, selectors.EVENT_READ)
     while socks:
@@ -108,6 +129,7 @@ def send(addr, port, n, nbytes, ready):
                     got = s.recv(64)
                 except ConnectionError:
                     got = b""
+                marks[s].append(total_retrans(s))
                 if not got:
                     sel.unregister(s)
                     s.close()
@@ -123,6 +145,10 @@ def send(addr, port, n, nbytes, ready):
                 pending[s] = pending[s][sent:]
                 sel.modify(s, selectors.EVENT_READ |
                            (selectors.EVENT_WRITE if pending[s] else 0))
+    if retrans_out:
+        with open(retrans_out, "w") as f:
+            json.dump({port[s]: [b - a for a, b in zip(m, m[1:])]
+                       for s, m in marks.items()}, f)
 
 
 def main(argv):
@@ -133,7 +159,8 @@ def main(argv):
              gap, warm)
     elif len(argv) >= 6 and argv[1] == "send":
         send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
-             argv[6] if len(argv) > 6 else None)
+             argv[6] if len(argv) > 6 else None,
+             argv[7] if len(argv) > 7 else None)
     else:
         sys.exit(__doc__)
 
