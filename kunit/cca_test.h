@@ -24,14 +24,22 @@ static inline const struct ccaas_cca *cca_test_lookup(struct kunit *test,
 
 /*
  * The socket lock of a test socket, initialised as sock_init_data() does,
- * with lockdep classes of the tests' own.
+ * with lockdep classes of the tests' own; but not through
+ * sock_lock_init_class_and_name(), which on lockdep kernels pins the
+ * calling module (sk_owner_set()) until sk_free(), which a test socket
+ * never reaches.
  */
 static inline void cca_test_sock_lock_init(struct sock *sk)
 {
 	static struct lock_class_key slock_key, lock_key;
 
-	sock_lock_init_class_and_name(sk, "slock-ccaas-kunit", &slock_key,
-				      "sk_lock-ccaas-kunit", &lock_key);
+	sk->sk_lock.owned = 0;
+	init_waitqueue_head(&sk->sk_lock.wq);
+	spin_lock_init(&sk->sk_lock.slock);
+	lockdep_set_class_and_name(&sk->sk_lock.slock, &slock_key,
+				   "slock-ccaas-kunit");
+	lockdep_init_map(&sk->sk_lock.dep_map, "sk_lock-ccaas-kunit",
+			 &lock_key, 0);
 }
 
 /*

@@ -23,8 +23,9 @@ test_kunit() {
 	# ccaas_ext's allocation-failure case injects a failure (fail-nth): no
 	# stack dump for it, which the driver would count as a kernel report
 	echo 0 >/sys/kernel/debug/failslab/verbose 2>/dev/null
+	# (printf: a module parameter of type charp keeps echo's newline)
 	if [ -n "$filter" ]; then
-		echo "$filter" >/sys/module/kunit/parameters/filter_glob ||
+		printf '%s' "$filter" >/sys/module/kunit/parameters/filter_glob ||
 			fail kunit "cannot set kunit.filter_glob" || return 1
 	fi
 	insmod "$CCAAS_KO_DIR/ccaas_kunit.ko" || fail kunit "insmod ccaas_kunit.ko" || return 1
