@@ -50,9 +50,11 @@ static inline void cca_test_sock_lock_init(struct sock *sk)
  */
 #define cca_test_locked(sk, call)				\
 	do {							\
-		spin_lock_bh(&(sk)->sk_lock.slock);		\
+		spinlock_t *__slock = &(sk)->sk_lock.slock;	\
+								\
+		spin_lock_bh(__slock);				\
 		call;						\
-		spin_unlock_bh(&(sk)->sk_lock.slock);		\
+		spin_unlock_bh(__slock);			\
 	} while (0)
 
 /* The CCA's init() on @sk, called as the stack does (cca_test_locked()). */

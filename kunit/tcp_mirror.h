@@ -897,8 +897,8 @@ static inline struct tm_flow *tm_flow(struct kunit *test, const char *name,
 	inet_csk(f->sk)->icsk_ca_ops = &tcp_reno;
 
 	/* the setsockopt runs with the socket owned: locked here */
-	cca_test_locked(f->sk, err = tcp_set_congestion_control(f->sk, name,
-								 false, true));
+	cca_test_locked(f->sk,
+			err = tcp_set_congestion_control(f->sk, name, false, true));
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "cannot set %s", name);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tm_flow_release,
 							f->sk), 0);

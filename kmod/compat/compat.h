@@ -82,12 +82,9 @@
  * What kunit/ tests of the core's internals is exported, in the namespace
  * EXPORTED_FOR_KUNIT_TESTING, by a kernel built with KUnit only: the
  * sanitizer kernel, where the suites are a module of their own
- * (ccaas_kunit.ko). On every other kernel the macro is empty.
+ * (ccaas_kunit.ko). Elsewhere EXPORT_SYMBOL_IF_KUNIT() exports nothing.
+ * The header came with 6.2, and Debian's 6.1 has it too.
  */
-#ifdef CCAAS_HAVE_KUNIT_VISIBILITY_H
 #include <kunit/visibility.h>
-#else
-#define EXPORT_SYMBOL_IF_KUNIT(symbol)
-#endif
 
 #endif /* _CCAAS_COMPAT_H */

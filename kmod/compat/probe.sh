@@ -64,9 +64,3 @@ fi
 if [ -r "$tree/include/linux/unaligned.h" ]; then
 	have CCAAS_HAVE_LINUX_UNALIGNED_H
 fi
-
-# 6.2 added EXPORT_SYMBOL_IF_KUNIT(): exports for KUnit suites built as
-# modules, made only by kernels built with KUnit.
-if [ -r "$tree/include/kunit/visibility.h" ]; then
-	have CCAAS_HAVE_KUNIT_VISIBILITY_H
-fi
