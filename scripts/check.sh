@@ -74,14 +74,23 @@ build_modules() {
 }
 
 suite() {
-	local name=$1
+	local name=$1 label=$1 a prev=""
 	shift
 	case " $SUITES " in *" $name "*) ;; *) return 0 ;; esac
+	# the stage's name in the times: the suite, and its kernels (-k) and
+	# group (-x) if it has them
+	for a in "$@"; do
+		case "$prev" in
+		-k) label="$label $(for k in $a; do ccaas_short_kver "$k"; done | tr '\n' ' ')" ;;
+		-x) label="$label($a)" ;;
+		esac
+		prev=$a
+	done
 	echo "=== suite $name: $*"
 	local t0
 	t0=$(date +%s)
 	"$@" 2>&1 || echo "(suite $name exited $?)"
-	echo "=== suite $name took $(($(date +%s) - t0)) s"
+	echo "=== suite ${label% } took $(($(date +%s) - t0)) s"
 }
 
 {

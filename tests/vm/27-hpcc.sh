@@ -4,7 +4,8 @@
 #   hpcc_no_ecn            cca_hpcc does not ask for ECN (cca_dctcp does)
 #   hpcc_queue_near_zero   the bottleneck's queue under cca_hpcc stays near
 #                          empty (its backlog, read from the qdisc)
-#   hpcc_utilization       and its goodput is at least 0.9 * eta * B
+#   hpcc_utilization       and its goodput is at least 0.9 * eta of what
+#                          the link delivers (cubic's, same repetition)
 #   hpcc_fair              four cca_hpcc flows share the link fairly (Jain)
 #   hpcc_get_info_ccalog   ss shows U, W_ref and T; ccalog_rtt carries util
 #                          and ref_cwnd
@@ -166,12 +167,23 @@ test_hpcc_side_by_side() {
 	# 300-packet FIFO (174 ms). Calibration: see docs/testing.md.
 	verdict hpcc_queue_near_zero "queue ${Q[cca_hpcc]} ms vs cubic ${Q[cubic]}" \
 		pytrue "sorted([${Q[cca_hpcc]}])[1] <= 5 and 4 * sorted([${Q[cca_hpcc]}])[1] <= min([${Q[cubic]}])"
-	# Goodput, the best of three, against 0.9 * eta * B = 17.1 Mbit/s (the
-	# payload of a full link is 19.1). Calibration: 7.1-18.7 Mbit/s (best
-	# 17.6-18.7); slow runs came with slow cubic and cca_dctcp runs
-	# beside them: host load, which the best of three leaves out.
-	verdict hpcc_utilization "goodput ${MB[cca_hpcc]} Mbit/s, 0.9 * 0.95 * $HP_BW wanted" \
-		pytrue "max([${MB[cca_hpcc]}]) >= 0.9 * 0.95 * $HP_BW"
+	# Goodput against what the link delivered in the same repetition:
+	# cubic's, whose full FIFO keeps the link busy (19.1 Mbit/s of payload
+	# on a quiet host). The link is an HTB class in the same guest, so
+	# when the host descheduled the guest its time was lost to whichever
+	# flow ran: measured against the fixed 0.9 * eta * B (17.1 Mbit/s),
+	# cca_hpcc fell to 12.9-16.2 with a third guest on the two cores. The
+	# ratio, the best of three, must reach 0.9 * eta = 0.855. Calibration
+	# (quiet host, against B): 17.6-18.7 of 19.1, 0.92-0.98.
+	local ratios
+	ratios=$(python3 -c '
+import sys
+h = [float(x) for x in sys.argv[1].split(",") if x]
+c = [float(x) for x in sys.argv[2].split(",") if x]
+print(",".join("%.3f" % (a / b) for a, b in zip(h, c)))' "${MB[cca_hpcc]}" "${MB[cubic]}")
+	say '  cca_hpcc / cubic goodput, each repetition: %s\n' "$ratios"
+	verdict hpcc_utilization "goodput ${MB[cca_hpcc]} Mbit/s, cubic ${MB[cubic]}: ratios $ratios, 0.855 wanted" \
+		pytrue "max([$ratios]) >= 0.9 * 0.95"
 }
 
 test_hpcc_fair() {

@@ -51,7 +51,7 @@
 # the table. Results: stdout and $RESULTS/incast.txt.
 # vm-timeout: 300
 # vm-alone: yes
-# vm-lines: spare
+# vm-lines: newest
 
 BURST=$CCAAS_ROOT/tests/vm/lib/burst.py
 INC_RESULTS=$RESULTS/incast.txt
