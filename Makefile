@@ -54,7 +54,7 @@ build/%/.built: FORCE
 		--exclude '*.mod*' --exclude 'compat-generated.h' $(KSRC) build/$*/ 2>/dev/null || \
 		rsync -a $(KSRC) build/$*/
 	+$(call kmake_of,$*) -C $(call kdir_of,$*) M=$(PWD)/build/$* W=$(W) \
-		CCAAS_TEST_MODULES=m modules
+		CCAAS_TEST_MODULES=m $(if $(filter $(KVER_DEBUG),$*),CCAAS_KUNIT_MODULE=m) modules
 	@touch $@
 
 FORCE:

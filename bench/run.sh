@@ -104,7 +104,10 @@ for k in $kvers; do
 			mkdir -p "$run"
 			CCAAS_ARTIFACTS=$run "$root/tests/vm/run.sh" -k "$k" -t 72-incast \
 				>"$run/run.log" 2>&1 ||
-				echo "bench: $k incast run $i had failures (see $run/run.log)" >&2
+				{
+					echo "bench: $k incast run $i had failures (see $run/run.log)" >&2
+					failed=1
+				}
 		done
 		;;
 	esac

@@ -34,7 +34,10 @@ start=$(date +%s)
 BUDGET_WARM=2100
 BUDGET_COLD=3600
 budget=$BUDGET_WARM
-[ -e "$CCAAS_CACHE/debug/$(scripts/debug-kernel.sh -n)/.ready" ] || budget=$BUDGET_COLD
+case " $KERNELS " in
+*" debug "*)
+	[ -e "$CCAAS_CACHE/debug/$(scripts/debug-kernel.sh -n)/.ready" ] || budget=$BUDGET_COLD ;;
+esac
 
 kver_of() {
 	ccaas_resolve_kver "$1"
@@ -127,6 +130,7 @@ suite() {
 	# `vm-debug: yes` files are not run again on that line's Debian
 	# kernel (run.sh -d).
 	lanes=$(mktemp -d)
+	lane1_log=$CCAAS_ARTIFACTS/check-lane1-$(date +%Y%m%d-%H%M%S).log
 	oldest=$(echo "$edges" | awk '{print $1}')
 	newest=$(echo "$edges" | awk '{print $NF}')
 	[ "$oldest" != "$newest" ] || newest=""
@@ -135,6 +139,12 @@ suite() {
 		suite vm tests/vm/run.sh -k "$1" -L "$stock" -x alone ${T:+-t "$T"}
 	}
 	{
+		# KUnit runs as the first of the sanitizer kernel's files
+		# (tests/vm/05-kunit.sh); on its own (scripts/kunit.sh, which
+		# builds that kernel if needed) when the run has no sanitizer
+		# kernel, no vm suite, or a pattern (which it takes as a KUnit
+		# filter)
+		kunit_alone=1
 		if [ "$kvers" != "$stock" ]; then
 			echo "=== sanitizer kernel $KVER_DEBUG (cached by content; a cold build takes ~8 min)"
 			t0=$(date +%s)
@@ -144,22 +154,24 @@ suite() {
 			fi
 			echo "=== sanitizer kernel took $(($(date +%s) - t0)) s"
 			build_modules "$KVER_DEBUG"
-			suite vm tests/vm/run.sh -k "$KVER_DEBUG" ${T:+-t "$T"}
+			if [ -n "$T" ]; then
+				suite vm tests/vm/run.sh -k "$KVER_DEBUG" -X 05-kunit -t "$T"
+			else
+				suite vm tests/vm/run.sh -k "$KVER_DEBUG"
+				case " $SUITES " in *" vm "*) kunit_alone="" ;; esac
+			fi
 		fi
-		while [ ! -e "$lanes/built" ]; do sleep 5; done
+		[ -z "$kunit_alone" ] || suite kunit scripts/kunit.sh ${T:+-t "$T"}
+		while [ ! -e "$lanes/built" ] && kill -0 $$ 2>/dev/null; do sleep 5; done
 		alone "$oldest"
-	} >"$lanes/1" 2>&1 &
+	} >"$lane1_log" 2>&1 &
 	lane1=$!
+	# an interrupted run takes lane 1 down too (its VMs end with it)
+	trap 'kill $lane1 2>/dev/null; pkill -TERM -P $lane1 2>/dev/null' INT TERM
 	{
 		suite build env T="$T" tests/build/run.sh $stock
 		suite ccactl env T="$T" tests/ccactl/run.sh
 		touch "$lanes/built"
-		# KUnit runs in the sanitizer kernel's lane with the vm suite
-		# (tests/vm/05-kunit.sh); alone when the vm suite is not run
-		case " $SUITES " in
-		*" vm "*) ;;
-		*) suite kunit scripts/kunit.sh ${T:+-t "$T"} ;;
-		esac
 		if [ -n "${stock// /}" ]; then
 			suite vm tests/vm/run.sh -k "$stock" -x shared \
 				$([ "$kvers" = "$stock" ] || echo -d) ${T:+-t "$T"}
@@ -171,8 +183,8 @@ suite() {
 		[ -n "$T" ] || suite demo demo_run
 	} 2>&1 | tee "$lanes/2"
 	wait "$lane1"
-	echo "=== lane 1 (sanitizer kernel, then the vm-alone files on $oldest):"
-	cat "$lanes/1"
+	echo "=== lane 1 (sanitizer kernel, then the vm-alone files on $oldest; $lane1_log):"
+	cat "$lane1_log"
 	rm -rf "$lanes"
 } 2>&1 | tee "$log"
 

@@ -38,6 +38,22 @@ case $pattern in
 "" | *[][*?.]*) ;;
 *) pattern="*$pattern*" ;;
 esac
+# No suite can match: nothing to boot for (make check T=... passes its
+# pattern here whatever it names).
+if [ -n "$pattern" ]; then
+	matched=$(python3 - "$pattern" kunit <<-'EOF'
+		import fnmatch, sys
+		sys.path.insert(0, "tests/vm/lib")
+		from kunit_results import declared_suites
+		g = sys.argv[1].split(".", 1)[0]
+		print(sum(fnmatch.fnmatchcase(s, g) for s in declared_suites(sys.argv[2])))
+	EOF
+	)
+	if [ "$matched" = 0 ]; then
+		echo "kunit: no suite matches '$pattern'"
+		exit 0
+	fi
+fi
 
 make --no-print-directory "build/$KVER_DEBUG/.built" >/dev/null ||
 	{ echo "FAIL: kunit/build (make build/$KVER_DEBUG/.built)"; exit 1; }

@@ -64,3 +64,9 @@ fi
 if [ -r "$tree/include/linux/unaligned.h" ]; then
 	have CCAAS_HAVE_LINUX_UNALIGNED_H
 fi
+
+# 6.13 made MODULE_IMPORT_NS() take a string literal.
+if grep -Eq 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' \
+	"$tree/include/linux/module.h"; then
+	have CCAAS_HAVE_MODULE_IMPORT_NS_STRING
+fi

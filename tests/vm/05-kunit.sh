@@ -20,21 +20,23 @@ test_kunit() {
 	modprobe tcp_dctcp || fail kunit "modprobe tcp_dctcp" || return 1
 	load_ccaas tcp_cca_dctcp tcp_cca_cubic tcp_cca_dcndelay tcp_cca_xregion \
 		tcp_cca_hpcc || fail kunit "loading the core and the CCAs" || return 1
-	# ccaas_ext's allocation-failure case injects a failure (fail-nth): no
-	# stack dump for it, which the driver would count as a kernel report
-	echo 0 >/sys/kernel/debug/failslab/verbose 2>/dev/null
 	# (printf: a module parameter of type charp keeps echo's newline)
 	if [ -n "$filter" ]; then
 		printf '%s' "$filter" >/sys/module/kunit/parameters/filter_glob ||
 			fail kunit "cannot set kunit.filter_glob" || return 1
 	fi
-	insmod "$CCAAS_KO_DIR/ccaas_kunit.ko" || fail kunit "insmod ccaas_kunit.ko" || return 1
+	# ccaas_ext's allocation-failure case injects a failure (fail-nth): no
+	# stack dump for it, which the driver would count as a kernel report
+	echo 0 >/sys/kernel/debug/failslab/verbose 2>/dev/null
+	insmod "$CCAAS_KO_DIR/ccaas_kunit.ko" || rc=1
+	echo 2 >/sys/kernel/debug/failslab/verbose 2>/dev/null
+	[ "$rc" = 0 ] || fail kunit "insmod ccaas_kunit.ko" || return 1
 	out=$(python3 "$CCAAS_ROOT/tests/vm/lib/kunit_results.py" "$kunit_dir" \
 		"$CCAAS_ROOT/kunit" "${filter:-*}") || rc=1
 	while read -r verdict name; do
 		case "$verdict" in
 		PASS) pass "$name" ;;
-		FAIL) fail "$name" "$(echo "$out" | grep -A1 -x "FAIL $name" | sed -n '2s/^ *//p')" ;;
+		FAIL) fail "$name" "$(echo "$out" | grep -A1 -xF "FAIL $name" | sed -n '2{/^  /s/^ *//p}')" ;;
 		SKIP) echo "SKIP: $name" ;;
 		esac
 	done < <(echo "$out" | grep -E '^(PASS|FAIL|SKIP) ')
@@ -46,13 +48,13 @@ test_kunit() {
 	}
 	# Unload: the suites' own allocations are checked by kmemleak after
 	# the file, and every module reference they took must be back.
+	# (tcp_dctcp too: the differential suite's in-tree flows hold it)
 	for m in ccaas_kunit tcp_cca_hpcc tcp_cca_xregion tcp_cca_dcndelay \
-		tcp_cca_cubic tcp_cca_dctcp ccaas_core; do
+		tcp_cca_cubic tcp_cca_dctcp ccaas_core tcp_dctcp; do
 		rmmod_poll "$m" && continue
 		echo "cannot unload $m: refcnt $(cat "/sys/module/$m/refcnt")," \
 			"holders: $(ls "/sys/module/$m/holders" 2>/dev/null | tr '\n' ' ')"
 		rc=1
 	done
-	echo 2 >/sys/kernel/debug/failslab/verbose 2>/dev/null
 	return $rc
 }

@@ -87,9 +87,10 @@ hp_ss() {
 	return 1
 }
 
-# hp_backlog: the bottleneck's backlog in bytes, one number a line, sampled
+# hp_backlog: the bottleneck's backlog in packets, one number a line, sampled
 # every 0.2 s over the measured part of a transfer by a single tc process
-# (-batch from a pipe: no process per sample to disturb the path)
+# (-batch from a pipe: no process per sample to disturb the path). Packets,
+# not bytes: tc prints a byte count near a multiple of 1024 as "34Kb".
 hp_backlog() {
 	local i
 	{
@@ -100,14 +101,14 @@ hp_backlog() {
 		done
 	} | ns hp_r tc -s -b - 2>/dev/null |
 		awk '/^qdisc/ { fq = ($2 == "fq_codel") }
-		     fq && $1 == "backlog" { sub(/b$/, "", $2); print $2 }'
+		     fq && $1 == "backlog" { sub(/p$/, "", $3); print $3 }'
 }
 
 # hp_run CCA [IPERF3 ARGS]: one transfer under `policy default cca CCA`;
 # sets mbps retrans rtt jain, ss_out, base: the connection's minimum RTT
 # (ms), read when it has carried 100 kB, before cubic fills the queue, and
 # queue: the bottleneck's median backlog over the measured part, in ms of
-# the link
+# the link (packets of 1514 bytes on the wire: one MSS each, gso_max_segs 1)
 hp_run() {
 	local cca=$1 json ipid qpid
 	shift
@@ -133,7 +134,7 @@ hp_run() {
 	queue=$(python3 -c '
 import statistics, sys
 v = [int(l) for l in open(sys.argv[1])]
-print("%.1f" % (statistics.median(v) * 8 / (int(sys.argv[2]) * 1000)))' "$json.backlog" $HP_BW)
+print("%.1f" % (statistics.median(v) * 1514 * 8 / (int(sys.argv[2]) * 1000)))' "$json.backlog" $HP_BW)
 	say '  %-10s %6.2f Mbit/s, queue %6.1f ms (bottleneck backlog, median), median RTT %6.1f ms (base %5.1f), %4d retransmits\n' \
 		"$cca" "$mbps" "$queue" "$rtt" "$base" "$retrans"
 }
