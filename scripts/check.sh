@@ -102,10 +102,6 @@ suite() {
 		echo "FAIL: setup/deps"
 	fi
 
-	echo "=== building modules for: $stock"
-	for kver in $stock; do
-		build_modules "$kver"
-	done
 	if ! make --no-print-directory ccactl > "$CCAAS_ARTIFACTS/ccactl-build.log" 2>&1; then
 		echo "FAIL: setup/ccactl (see $CCAAS_ARTIFACTS/ccactl-build.log)"
 		tail -20 "$CCAAS_ARTIFACTS/ccactl-build.log"
@@ -118,14 +114,15 @@ suite() {
 	#          beside lane 2's first steps), its modules, its files
 	#          (KUnit first, the soak last); then the files that compare
 	#          CCAs' behaviour (`# vm-alone: yes`) on the oldest line;
-	#  lane 2: the build and ccactl suites, the Debian kernels' other
-	#          files (the fleet rollout on DEBUG_LINE's, `vm-lines:
-	#          spare`), the boot suite (systemd as init) on the oldest and
-	#          newest lines, the vm-alone files on the newest line, make
-	#          demo.
+	#  lane 2: the Debian lines' modules, the build and ccactl suites,
+	#          the Debian kernels' other files (the fleet rollout on
+	#          DEBUG_LINE's, `vm-lines: spare`), the boot suite (systemd
+	#          as init) on the oldest and newest lines, the vm-alone files
+	#          on the newest line, make demo.
 	#
 	# A vm-alone file shares the host with one other guest at most and
-	# starts only once lane 2's build suites are done. The sanitizer
+	# starts only once lane 2's builds and build suites are done (lane 1
+	# waits for them: its vm-alone files need the Debian modules too). The sanitizer
 	# kernel is built from DEBUG_LINE's source: with it in the run, its
 	# `vm-debug: yes` files are not run again on that line's Debian
 	# kernel (run.sh -d).
@@ -169,6 +166,14 @@ suite() {
 	# an interrupted run takes lane 1 down too (its VMs end with it)
 	trap 'kill $lane1 2>/dev/null; pkill -TERM -P $lane1 2>/dev/null' INT TERM
 	{
+		# the Debian lines' modules (7.3's in its build root, made here
+		# on a new machine) while lane 1 builds the sanitizer kernel
+		echo "=== building modules for: $stock"
+		t0=$(date +%s)
+		for kver in $stock; do
+			build_modules "$kver"
+		done
+		echo "=== modules for the Debian lines took $(($(date +%s) - t0)) s"
 		suite build env T="$T" tests/build/run.sh $stock
 		suite ccactl env T="$T" tests/ccactl/run.sh
 		touch "$lanes/built"
@@ -193,7 +198,7 @@ failed=$(grep -c '^FAIL: ' "$log")
 total=$(($(date +%s) - start))
 echo "make check took $total s; log: $log"
 echo "stage times:"
-grep -E '^=== (suite .* took|sanitizer kernel took)' "$log" | sed 's/^=== /  /'
+grep -E '^=== (suite .* took|sanitizer kernel took|modules for .* took)' "$log" | sed 's/^=== /  /'
 echo "budget: $total s of $budget s ($([ "$budget" = "$BUDGET_WARM" ] && echo warm || echo cold: the sanitizer kernel was built)); CI stops at 5400 s"
 [ "$total" -le "$budget" ] || echo "budget: OVER by $((total - budget)) s"
 if [ "$failed" -gt 0 ]; then
