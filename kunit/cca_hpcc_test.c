@@ -518,29 +518,91 @@ static void hp_local_congestion_cuts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 70U);
 }
 
-/* ECE (the same tcp_enter_cwr(), with CE in the sample): no cut. */
+/* tcp_in_ack_event() of a slow-path ACK with ECE */
+static void in_ack_ece(struct hp_fixture *f)
+{
+	if (f->ops->in_ack_event)
+		f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | CA_ACK_ECE);
+}
+
+/*
+ * One ACK of @pkts packets with ECE, @ce of them counted CE, in tcp_ack()'s
+ * order (the same on 6.1, 6.12 and 7.3): tcp_clean_rtx_queue() counts the
+ * CE (tcp_count_delivered()), tcp_in_ack_event() reports the ECE,
+ * tcp_fastretrans_alert() -> tcp_try_to_open() calls tcp_enter_cwr(), and
+ * tcp_cong_control() comes last.
+ */
+static void ack_ece(struct hp_fixture *f, u32 pkts, u32 ce)
+{
+	struct rate_sample rs = {
+		.prior_delivered = f->tp->delivered,
+		.delivered = pkts ? 100 : 0,
+		.delivered_ce = ce,
+		.acked_sacked = pkts,
+		.interval_us = pkts ? HT_T_US : 0,
+		.rtt_us = pkts ? HT_T_US : -1,
+	};
+
+	f->tp->tcp_mstamp += HT_T_US / 8;
+	f->tp->snd_una += pkts * HT_MSS;
+	f->tp->delivered += pkts;
+	f->tp->delivered_ce += ce;
+	f->tp->packets_out -= min(pkts, f->tp->packets_out);
+	in_ack_ece(f);
+	tcp_enter_cwr(f->sk);
+	cong_control(f, &rs);
+}
+
+/* ECE (tcp_enter_cwr() on an ACK with ECE) is not a signal: no cut. */
 static void hp_ece_is_not_a_signal(struct kunit *test)
 {
 	struct hp_fixture *f = test->priv;
 
 	start(f, 100);
-	tcp_enter_cwr(f->sk);
-	ack_full(f, 1, HT_T_US, HT_T_US, 100, 1, false);
+	ack_ece(f, 1, 1);
+	KUNIT_ASSERT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state, TCP_CA_CWR);
 	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 100U);
 	KUNIT_EXPECT_GE(test, tcp_snd_cwnd(f->tp), 100U);
 
+	/* A duplicate ACK with ECE: no CE counted, no sample. No cut. */
+	hp_fixture_reset(test, f);
+	start(f, 100);
+	ack_ece(f, 0, 0);
+	KUNIT_ASSERT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state, TCP_CA_CWR);
+	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 100U);
+}
+
+/*
+ * Local congestion right after an ECE episode is still a signal: the ECE
+ * belongs to the ACK it came on, not to a later refused send.
+ */
+static void hp_local_congestion_after_ece(struct kunit *test)
+{
+	struct hp_fixture *f = test->priv;
+
+	start(f, 100);
+	ack_ece(f, 1, 1);
+	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 100U);
+	/* CWR ends; then the qdisc refuses a packet (tcp_transmit_skb()). */
+	tcp_set_ca_state(f->sk, TCP_CA_Open);
+	tcp_enter_cwr(f->sk);
+	ack_u(f, 1, HT_T_US, 100);
+	/* 0.7 W, W having grown by W_AI on the ECE ACK */
+	EXPECT_NEAR(test, w_ref_of(test, f), 70, 1);
+
 	/*
-	 * An ECE on an ACK without a valid rate sample (a duplicate ACK):
-	 * the stack counted the CE, the sample has none. Still no cut.
+	 * An ACK with ECE that empties the flight ends in tcp_ack()'s
+	 * no_queue path: tcp_in_ack_event() and no tcp_cong_control(). The
+	 * next send starts a new flight (CA_EVENT_TX_START) and is refused.
 	 */
 	hp_fixture_reset(test, f);
 	start(f, 100);
 	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
-	f->tp->delivered_ce++;
+	in_ack_ece(f);
+	tcp_ca_event(f->sk, CA_EVENT_TX_START);
 	tcp_enter_cwr(f->sk);
-	f->tp->delivered_ce++;
-	ack_full(f, 0, HT_T_US / 8, HT_T_US, 0, 0, false);
-	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 100U);
+	ack_u(f, 1, HT_T_US, 100);
+	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 70U);
 }
 
 /* A retransmission timeout halves W; the stack's cwnd = 1 is overridden. */
@@ -612,6 +674,7 @@ static struct kunit_case cca_hpcc_cases[] = {
 	KUNIT_CASE(hp_loss_cuts_and_holds),
 	KUNIT_CASE(hp_local_congestion_cuts),
 	KUNIT_CASE(hp_ece_is_not_a_signal),
+	KUNIT_CASE(hp_local_congestion_after_ece),
 	KUNIT_CASE(hp_timeout_halves),
 	KUNIT_CASE(hp_undo_restores_window),
 	KUNIT_CASE(hp_eta_per_rule),

@@ -63,7 +63,7 @@
  *  - The window never rises on an app-limited sample (the application,
  *    not the window, limited sending): it measures demand, not the path.
  *  - Losses exist (HPCC runs on lossless fabrics): entering fast recovery,
- *    or the stack's call of ssthresh() with no CE delivered to explain it
+ *    or the stack's call of ssthresh() other than on an ACK with ECE
  *    (local congestion, tcp_enter_cwr() after the host's own qdisc or a
  *    cgroup program refused a packet; or a loss a tail loss probe found),
  *    cuts W and W_ref to 0.7 W and restarts the stages. In fast recovery
@@ -218,11 +218,12 @@ struct cca_hpcc {
 	u32 w_ai;			/* W_AI, 1/1024 packet */
 	u32 rtt_cur_us;			/* least RTT sample of this round */
 	u32 rtt_prev_us;		/* and of the round before */
-	u32 ssthresh_ce;		/* tp->delivered_ce at ssthresh() */
 	u32 eta;			/* HP_ONE = 100 % */
 	u8 stage;			/* additive rounds since a step */
 	u8 prev_ca_state:3,		/* icsk_ca_state at the last ACK */
-	   reduce:1;			/* the stack called ssthresh() */
+	   reduce:1,			/* the stack called ssthresh() */
+	   reduce_ece:1,		/* ... on an ACK with ECE */
+	   ece_ack:1;			/* the ACK being processed has ECE */
 };
 
 /* U in HP_ONE units (1/65536). */
@@ -394,11 +395,11 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	    (ca->prev_ca_state < TCP_CA_Recovery || ca->reduce)) {
 		/* A fast recovery episode began. */
 		hp_cut(ca, HP_LOSS_BETA);
-	} else if (ca->reduce && ca_state < TCP_CA_Recovery &&
-		   tp->delivered_ce == ca->ssthresh_ce) {
+	} else if (ca->reduce && !ca->reduce_ece &&
+		   ca_state < TCP_CA_Recovery) {
 		/*
-		 * ssthresh() with no CE delivered since (no ECE behind it):
-		 * local congestion, or a loss a tail loss probe found.
+		 * ssthresh() outside fast recovery on no ECE: local
+		 * congestion, or a loss a tail loss probe found.
 		 */
 		hp_cut(ca, HP_LOSS_BETA);
 	} else if (ca_state < TCP_CA_Recovery && ca->t_us) {
@@ -408,6 +409,7 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	}
 	ca->prev_ca_state = ca_state;
 	ca->reduce = 0;
+	ca->ece_ack = 0;
 	if (round_end)
 		hp_round_end(sk, ca);
 
@@ -429,7 +431,15 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 /*
  * The stack starts a reduction episode: fast recovery, a timeout, local
  * congestion, or the first ECE. The value only lands in snd_ssthresh;
- * cong_control() tells the episodes apart from the flag and the state.
+ * cong_control() tells the episodes apart from the flags and the state.
+ *
+ * An ECE is told from local congestion by the ACK, not by delivered_ce:
+ * tcp_ack() counts the ACK's CE (tcp_clean_rtx_queue()) and reports its
+ * ECE (tcp_in_ack_event()) before tcp_fastretrans_alert() calls
+ * tcp_enter_cwr(), on 6.1, 6.12 and 7.3 alike; a duplicate ACK with ECE
+ * counts no CE at all. Local congestion calls ssthresh() from the send
+ * path, between ACKs, with ece_ack cleared by the last cong_control() or
+ * CA_EVENT_TX_START.
  */
 static u32 cca_hpcc_ssthresh(struct sock *sk)
 {
@@ -437,9 +447,17 @@ static u32 cca_hpcc_ssthresh(struct sock *sk)
 
 	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	ca->reduce = 1;
-	ca->ssthresh_ce = tcp_sk(sk)->delivered_ce;
+	ca->reduce_ece = ca->ece_ack;
 	return max(((u64)tcp_snd_cwnd(tcp_sk(sk)) * HP_LOSS_BETA) >> 10,
 		   (u64)HP_MIN_CWND);
+}
+
+/* Every ACK but an old one, before the stack's state machine runs. */
+static void cca_hpcc_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct cca_hpcc *ca = inet_csk_ca(sk);
+
+	ca->ece_ack = !!(flags & CA_ACK_ECE);
 }
 
 static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
@@ -453,7 +471,12 @@ static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		ca->reduce = 0;
 		break;
 	case CA_EVENT_TX_START:
-		/* U and W are kept over idle periods (see the top). */
+		/*
+		 * U and W are kept over idle periods (see the top). An ACK
+		 * that emptied the flight ends without cong_control(): its
+		 * ECE must not excuse a send refused now.
+		 */
+		ca->ece_ack = 0;
 		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
 		break;
 	default:
@@ -509,8 +532,9 @@ static void cca_hpcc_init(struct sock *sk)
 	ca->last_us = tp->tcp_mstamp;
 	ca->rtt_cur_us = U32_MAX;
 	ca->rtt_prev_us = U32_MAX;
-	ca->ssthresh_ce = tp->delivered_ce;
 	ca->reduce = 0;
+	ca->reduce_ece = 0;
+	ca->ece_ack = 0;
 	ca->prev_ca_state = inet_csk(sk)->icsk_ca_state;
 
 	ccaas_pacing_request(sk);
@@ -544,6 +568,7 @@ static struct tcp_congestion_ops cca_hpcc_ops __read_mostly = {
 	.cong_control	= cca_hpcc_cong_control,
 	.undo_cwnd	= cca_hpcc_undo_cwnd,
 	.cwnd_event	= cca_hpcc_cwnd_event,
+	.in_ack_event	= cca_hpcc_in_ack_event,
 	.get_info	= cca_hpcc_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	.owner		= THIS_MODULE,
