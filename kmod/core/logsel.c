@@ -188,39 +188,38 @@ static void ccaas_logsel_apply(struct sock *sk, struct ccaas_logsel_walk *w)
 		w->st->logging++;
 }
 
-static void ccaas_logsel_apply_one(struct sock *sk, void *arg)
+/*
+ * Owned as the ACK path owns it, never by waiting for a task (walk.c): a
+ * child in its listener's accept queue or an orphan has no task, and a
+ * listener closing tears its children down under this same lock. Returns
+ * false if a task owns @sk; if it still does after the walk's offers, its
+ * bit changes at the next selection change or its CCA's next init().
+ */
+static bool ccaas_logsel_apply_one(struct sock *sk, void *arg)
 {
-	if (READ_ONCE(sk->sk_socket)) {
-		lock_sock(sk);
-		ccaas_logsel_apply(sk, arg);
-		release_sock(sk);
-		return;
-	}
-	/*
-	 * A child in its listener's accept queue: closing the listener tears
-	 * it down without lock_sock(), and warns if a user owns it. Own it
-	 * as the ACK path does instead; if a user does, leave it (it is being
-	 * accepted or closed; a later change or its CCA's init() decides).
-	 */
+	bool owned;
+
 	local_bh_disable();
 	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk))
+	owned = sock_owned_by_user(sk);
+	if (!owned)
 		ccaas_logsel_apply(sk, arg);
 	bh_unlock_sock(sk);
 	local_bh_enable();
+	return !owned;
 }
 
 /*
  * Count only: the socket is not locked, and nothing is written to it. Any
  * user may ask for the count (LOG_GET).
  */
-static void ccaas_logsel_count_one(struct sock *sk, void *arg)
+static bool ccaas_logsel_count_one(struct sock *sk, void *arg)
 {
 	struct ccaas_logsel_walk *w = arg;
 	bool want, logs;
 
 	if (!ccaas_logsel_sk_live(sk, &logs))
-		return;
+		return true;
 	want = ccaas_logsel_walk_wants(w, sk, ccaas_sk_cookie(sk));
 	if (!logs) {
 		if (want)
@@ -230,6 +229,7 @@ static void ccaas_logsel_count_one(struct sock *sk, void *arg)
 		if (data_race(ccaas_sock(sk)->logged != 0))
 			w->st->logging++;
 	}
+	return true;
 }
 
 void ccaas_logsel_count(struct net *net, const struct ccaas_logsel *sel,

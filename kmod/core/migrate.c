@@ -3,26 +3,41 @@
  * Retroactive application of the policy to existing connections and
  * listeners, and `cca drain`.
  *
- * The walk (walk.c) hands over each established socket and listener with
- * a reference. Each is then locked and checked again (it may have closed
- * or changed CCA meanwhile) before it is switched. Children still in an
- * accept queue (no struct socket yet) are skipped before anything locks
- * them: closing a listener tears them down without taking their lock.
- * Running a migration twice changes nothing the second time: a socket
- * already on its policy's CCA (or on that CCA's fallback ops) is left as it
- * is.
+ * The walk (walk.c) hands over, with a reference, every socket that holds
+ * a CCA: listeners, and connections in every state from SYN_SENT to
+ * LAST_ACK, children still in an accept queue and orphans (closed by
+ * their application, still sending or acknowledging a FIN) included. Each
+ * is owned as the stack's softirq paths own it (bh_lock_sock()), never by
+ * waiting for a task that holds it: such a socket is given back to the
+ * walk, offered again a few times, and counted busy if a task still owns
+ * it (walk.c says why). Owned, it is checked again (it may have closed or
+ * changed CCA meanwhile) before it is switched. Running a migration twice
+ * changes nothing the second time: a socket already on its policy's CCA
+ * (or on that CCA's fallback ops) is left as it is.
  *
- * Connections are switched with a full re-init, under the sticky-ECN rule.
- * Listeners go where the selector puts a new listener: on the first CCA
- * the policy names that needs ECN, else back on the namespace's default
- * CCA, where the stack put them (selector.c). A listener's CCA never runs
- * (the stack initialises a CCA when a connection is established); it
- * decides whether the listener accepts ECN from clients that ask for it
- * (tcp_ecn_create_request()) and, for a listener whose CCA the application
- * set, which CCA its children inherit. So a listener is switched without
- * release() or init(), and the sticky-ECN rule, which protects what a
- * handshake negotiated, does not apply. Listeners the application pinned
- * are left alone by a migration and moved by a drain, like connections.
+ * What a pass does with each state (migrate, drain, STATS_GET and SOCK_GET
+ * cover the same ones, CCAAS_CONN_STATES and listeners):
+ *  - a connection whose CCA the stack initialised (ESTABLISHED through
+ *    LAST_ACK, a Fast Open child in SYN_RECV): a full switch (release(),
+ *    a zeroed private area, init()) under the sticky-ECN rule;
+ *  - SYN_SENT: the CCA is assigned, not yet initialised (the stack does
+ *    that when the handshake completes), so the ops are swapped without
+ *    release() or init(), under the sticky-ECN rule applied to what the
+ *    SYN asked for. The selector checks the socket again when its
+ *    handshake completes (selector.c), against the policy then in force;
+ *  - a listener: where the selector puts a new listener: on the first CCA
+ *    the policy names that needs ECN, else back on the namespace's
+ *    default CCA, where the stack put it (selector.c). A listener's CCA
+ *    never runs; it decides whether the listener accepts ECN from clients
+ *    that ask for it (tcp_ecn_create_request()) and, for a listener whose
+ *    CCA the application set, which CCA its children inherit. So it is
+ *    switched without release() or init(), and the sticky-ECN rule, which
+ *    protects what a handshake negotiated, does not apply.
+ * Sockets the application or a route pinned are left alone by a migration
+ * and moved by a drain, except those of a route with `congctl lock`, which
+ * the kernel itself keeps on their CCA: only a forced drain moves them. A drain sends an ECN connection that its target
+ * cannot hold where the selector sends such a passive child (the
+ * transitional CCA, if loaded), rather than leave it on the drained CCA.
  */
 #include <linux/module.h>
 #include <net/sock.h>
@@ -42,7 +57,7 @@ struct ccaas_migrate_ctx {
 	struct ccaas_migrate_stats stats;
 };
 
-/* The socket is locked; RCU is held. */
+/* A connection, owned; RCU is held. */
 static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 					    struct ccaas_migrate_ctx *ctx)
 {
@@ -60,6 +75,13 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 	if (ccaas_ops_bpf(cur))
 		return CCAAS_MOVE_SKIPPED_BPF;
 	if (!ctx->drain_from && ccaas_sk_pinned(sk))
+		return CCAAS_MOVE_SKIPPED_PINNED;
+	/*
+	 * A route that says `congctl lock` makes the kernel refuse any other
+	 * CCA for the socket (tcp_set_congestion_control(): -EPERM); a drain
+	 * respects that unless forced, and reports the socket as pinned.
+	 */
+	if (ctx->drain_from && !ctx->force && inet_csk(sk)->icsk_ca_dst_locked)
 		return CCAAS_MOVE_SKIPPED_PINNED;
 
 	if (!target) {
@@ -86,16 +108,26 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 		const struct tcp_congestion_ops *holder = NULL;
 
 		/* Where the selector puts an ECN child its rule cannot hold. */
-		if (rule)
-			holder = ccaas_ecn_child_cca(gen, sk);
+		if (rule || ctx->drain_from)
+			holder = ccaas_ecn_child_cca(gen, sk, true);
 		if (holder && ccaas_ops_on_cca(cur, holder)) {
-			ccaas_sk_apply_min_rto(sk, rule);
+			ccaas_sk_apply_rule_rto(sk, rule);
 			return CCAAS_MOVE_UNCHANGED;
 		}
-		return CCAAS_MOVE_REFUSED;
+		/*
+		 * A drain must empty its CCA: an ECN connection its target
+		 * cannot hold goes there too (the transitional CCA, cca_cubic,
+		 * if it is loaded).
+		 */
+		if (!ctx->drain_from || !holder ||
+		    ccaas_ops_on_cca(holder, ctx->drain_from) ||
+		    !ccaas_ecn_compatible(sk, holder))
+			return CCAAS_MOVE_REFUSED;
+		target = holder;
 	}
 
-	switch (ccaas_sk_switch(sk, target, rule, ctx->stats.generation, true,
+	switch (ccaas_sk_switch(sk, target, rule, ctx->stats.generation,
+				inet_csk(sk)->icsk_ca_initialized,
 				ctx->drain_from ? CCALOG_SWITCH_DRAIN :
 				CCALOG_SWITCH_MIGRATE)) {
 	case 0:
@@ -108,7 +140,7 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 	return CCAAS_MOVE_MIGRATED;
 }
 
-/* A listener, locked and listening; RCU is held. */
+/* A listener, owned and listening; RCU is held. */
 static enum ccaas_move ccaas_migrate_listener(struct sock *sk,
 					      struct ccaas_migrate_ctx *ctx)
 {
@@ -147,28 +179,48 @@ static enum ccaas_move ccaas_migrate_listener(struct sock *sk,
 	}
 }
 
-static void ccaas_migrate_one(struct sock *sk, void *arg)
+/* Is @sk, not owned, on @cca? */
+static bool ccaas_migrate_on(const struct sock *sk,
+			     const struct tcp_congestion_ops *cca)
+{
+	bool on;
+
+	rcu_read_lock();
+	on = ((1 << READ_ONCE(sk->sk_state)) & (CCAAS_CONN_STATES | TCPF_LISTEN)) &&
+	     ccaas_ops_on_cca(READ_ONCE(inet_csk(sk)->icsk_ca_ops), cca);
+	rcu_read_unlock();
+	return on;
+}
+
+/* Returns false if a task owns @sk: the walk offers it again later. */
+static bool ccaas_migrate_one(struct sock *sk, void *arg)
 {
 	struct ccaas_migrate_ctx *ctx = arg;
 	enum ccaas_move res;
 	bool listener;
 
 	/*
-	 * Before lock_sock(): a child still in its listener's accept queue has
-	 * no struct socket, and closing the listener tears it down without
-	 * taking its lock, warning if a task owns it (inet_csk_listen_stop()).
-	 * A child gets its struct socket when accept() has taken it off the
-	 * queue (sock_graft()), and keeps it until it is closed.
+	 * A drain looks only at its CCA's sockets, and a busy socket on
+	 * another is none of its business: read the ops first (as the
+	 * ccalog walks do, logsel.c: under RCU, in a state that holds them).
 	 */
-	if (!READ_ONCE(sk->sk_socket))
-		return;
-	lock_sock(sk);
+	if (ctx->drain_from && !ccaas_migrate_on(sk, ctx->drain_from))
+		return true;
+
+	local_bh_disable();
+	bh_lock_sock(sk);
+	if (sock_owned_by_user(sk)) {
+		bh_unlock_sock(sk);
+		local_bh_enable();
+		return false;
+	}
 	listener = sk->sk_state == TCP_LISTEN;
-	if ((sk->sk_state != TCP_ESTABLISHED && !listener) ||
+	if (!((1 << sk->sk_state) & (CCAAS_CONN_STATES | TCPF_LISTEN)) ||
 	    (ctx->drain_from &&
 	     !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ctx->drain_from))) {
-		release_sock(sk);
-		return;
+		bh_unlock_sock(sk);
+		local_bh_enable();
+		return true;
 	}
 	rcu_read_lock();
 	if (listener)
@@ -176,16 +228,20 @@ static void ccaas_migrate_one(struct sock *sk, void *arg)
 	else
 		res = ccaas_migrate_locked(sk, ctx);
 	rcu_read_unlock();
-	release_sock(sk);
+	bh_unlock_sock(sk);
+	local_bh_enable();
 
 	ctx->stats.examined++;
 	ctx->stats.listeners += listener;
 	ctx->stats.count[res]++;
+	return true;
 }
 
 static void ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx,
 			      struct ccaas_migrate_stats *stats)
 {
+	unsigned int busy;
+
 	ctx->net = net;
 	ctx->cn = ccaas_net(net);
 	/* No commit during a pass: its counts are for one generation. */
@@ -193,8 +249,10 @@ static void ccaas_migrate_run(struct net *net, struct ccaas_migrate_ctx *ctx,
 	rcu_read_lock();
 	ctx->stats.generation = ccaas_policy_current(ctx->cn)->generation;
 	rcu_read_unlock();
-	ccaas_walk_sockets(net, TCPF_ESTABLISHED | TCPF_LISTEN,
-			   ccaas_migrate_one, ctx);
+	busy = ccaas_walk_sockets(net, CCAAS_CONN_STATES | TCPF_LISTEN,
+				  ccaas_migrate_one, ctx);
+	ctx->stats.examined += busy;
+	ctx->stats.count[CCAAS_MOVE_BUSY] += busy;
 	ccaas_count_pass(ctx->cn, ctx->drain_from, &ctx->stats);
 	*stats = ctx->stats;
 }

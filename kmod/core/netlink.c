@@ -363,6 +363,7 @@ static const int ccaas_move_attr[__CCAAS_MOVE_MAX] = {
 	[CCAAS_MOVE_SKIPPED_PINNED] = CCAAS_A_MIGRATE_SKIPPED_PINNED,
 	[CCAAS_MOVE_NO_RULE] = CCAAS_A_MIGRATE_NO_RULE,
 	[CCAAS_MOVE_ERROR] = CCAAS_A_MIGRATE_ERRORS,
+	[CCAAS_MOVE_BUSY] = CCAAS_A_MIGRATE_BUSY,
 };
 
 int ccaas_migrate_put(struct sk_buff *skb, const struct ccaas_migrate_stats *st)

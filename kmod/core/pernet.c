@@ -24,7 +24,8 @@ static int __net_init ccaas_net_init(struct net *net)
 	int err;
 
 	mutex_init(&cn->lock);
-	cn->counters = alloc_percpu(struct ccaas_counters);
+	/* Charged to the creator's memory cgroup, as the namespace is. */
+	cn->counters = alloc_percpu_gfp(struct ccaas_counters, GFP_KERNEL_ACCOUNT);
 	if (!cn->counters)
 		return -ENOMEM;
 	err = ccaas_scope_net_init(cn);

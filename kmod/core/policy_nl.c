@@ -277,6 +277,11 @@ static int ccaas_rule_parse_knobs(struct ccaas_rule *rule, struct nlattr **tb,
 				    __stringify(CCAAS_RULE_MIN_RTO_MAX_US) "] us");
 		return -ERANGE;
 	}
+	/* Rounded up where it applies (switch.c); said, not refused. */
+	if ((rule->knobs & CCAAS_KNOB_MIN_RTO) &&
+	    usecs_to_jiffies(rule->min_rto_us) < TCP_TIMEOUT_MIN)
+		NL_SET_ERR_MSG_ATTR(extack, tb[CCAAS_A_RULE_MIN_RTO_US],
+				    "min_rto below two jiffies, the kernel's least (TCP_TIMEOUT_MIN): sockets get two jiffies");
 	if (!ccaas_rule_knob(rule, tb[CCAAS_A_RULE_INIT_CWND], CCAAS_KNOB_INIT_CWND,
 			     &rule->init_cwnd, CCAAS_RULE_INIT_CWND_MIN,
 			     CCAAS_RULE_INIT_CWND_MAX)) {

@@ -23,6 +23,11 @@
  *   names a CCA gets a clean area and the kernel's minimum RTO: the
  *   route's CCA starts with its module defaults. Migration counts such
  *   sockets as pinned (ccaas_sk_pinned()).
+ * - Active open completes, SYN_SENT -> ESTABLISHED, before init(), with
+ *   ECN negotiated: if a commit during the handshake changed the socket's
+ *   rule (another CCA, or a newer generation of the same ccaas CCA), the
+ *   socket is chosen for again, under the sticky-ECN rule as a passive
+ *   child is; else the choice at connect stands.
  * - Listen, CLOSE -> LISTEN: the listener's CCA decides whether the server
  *   accepts ECN from a client whose SYN is ECT-marked, as the SYNs of ECN
  *   CCAs are (tcp_ecn_create_request(): net.ipv4.tcp_ecn and a route's
@@ -45,7 +50,9 @@
  *   A child that negotiated ECN goes to a CCA that can hold it: its rule's,
  *   else the transitional CCA (CCAAS_CCA_F_TRANSITIONAL, cca_cubic), else
  *   the listener's, else another ECN CCA of the policy that can hold it
- *   (ccaas_ecn_child_cca()); the namespace default may not. A child that
+ *   (ccaas_ecn_child_cca()); the namespace default may not. A new
+ *   connection's CCA has not run, so the CCAs' takeover lists, which
+ *   protect a running CCA's state, are not consulted. A child that
  *   did not negotiate ECN and whose rule's CCA needs it keeps the default
  *   (sticky ECN) and migration counts it refused.
  *
@@ -89,16 +96,26 @@ static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *ge
 	return classic;
 }
 
+/* @sk may hold @ops; @fresh: its CCA has not run (no takeover check). */
+static bool ccaas_can_hold(const struct sock *sk,
+			   const struct tcp_congestion_ops *ops, bool fresh)
+{
+	return fresh ? ccaas_ecn_allows(sk, ops) : ccaas_ecn_compatible(sk, ops);
+}
+
 /*
- * For a passive child that negotiated ECN and whose rule's CCA cannot hold
+ * For a connection that negotiated ECN and whose rule's CCA cannot hold
  * it: the transitional CCA, else the policy's listener CCA, else the first
  * other CCA of the policy that needs ECN and can hold it (one refusing the
- * RFC 3168 fallback, for an AccECN child), or NULL. RCU is held;
+ * RFC 3168 fallback, for an AccECN child), or NULL. @fresh: a new
+ * connection, whose CCA has not run, so the CCAs' takeover lists (which
+ * protect a running CCA's state) do not apply. RCU is held;
  * ccaas_sk_switch() takes the module reference. Migration counts a socket
  * already there as unchanged rather than refused.
  */
 const struct tcp_congestion_ops *
-ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk)
+ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk,
+		    bool fresh)
 {
 	const struct tcp_congestion_ops *ops;
 	const struct ccaas_rule *rule;
@@ -107,23 +124,31 @@ ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk)
 	if (!ccaas_tcp_ecn_ok(tcp_sk(sk)))
 		return NULL;
 	ops = ccaas_registry_transitional();
-	if (ops && ccaas_ecn_compatible(sk, ops))
+	if (ops && ccaas_can_hold(sk, ops, fresh))
 		return ops;
 	rule = ccaas_ecn_rule(gen);
-	if (rule && ccaas_ecn_compatible(sk, rule->cca.ops))
+	if (rule && ccaas_can_hold(sk, rule->cca.ops, fresh))
 		return rule->cca.ops;
 	for (i = 0; i < gen->n_rules; i++) {
 		ops = gen->rules[i].cca.ops;
 		if ((ops->flags & TCP_CONG_NEEDS_ECN) &&
-		    ccaas_ecn_compatible(sk, ops))
+		    ccaas_can_hold(sk, ops, fresh))
 			return ops;
 	}
 	return NULL;
 }
 
-static void ccaas_select(struct sock *sk, bool established)
+/* The selector's three moments (see the top of this file). */
+enum ccaas_select_at {
+	CCAAS_AT_CONNECT,	/* CLOSE -> SYN_SENT: before the SYN */
+	CCAAS_AT_CONNECTED,	/* SYN_SENT -> ESTABLISHED: before init() */
+	CCAAS_AT_CHILD,		/* SYN_RECV -> ESTABLISHED: after init() */
+};
+
+static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 {
 	struct ccaas_net *cn = ccaas_net(sock_net(sk));
+	const struct tcp_congestion_ops *cur = inet_csk(sk)->icsk_ca_ops;
 	const struct tcp_congestion_ops *ops;
 	const struct ccaas_policy_gen *gen;
 	struct ccaas_scope_result scope;
@@ -140,8 +165,18 @@ static void ccaas_select(struct sock *sk, bool established)
 	if (!rule)
 		goto out;
 	ops = rule->cca.ops;
-	if (established && !ccaas_ecn_compatible(sk, ops)) {
-		ops = ccaas_ecn_child_cca(gen, sk);
+	/*
+	 * At the end of an active open, the CLOSE -> SYN_SENT choice stands
+	 * unless the policy changed under the handshake: the rule now names
+	 * another CCA, or the same ccaas CCA under a newer generation (its
+	 * parameters may differ).
+	 */
+	if (at == CCAAS_AT_CONNECTED && ops == cur &&
+	    (!ccaas_registry_by_ops(cur) ||
+	     ccaas_sk_generation(sk) == gen->generation))
+		goto out;
+	if (at != CCAAS_AT_CONNECT && !ccaas_ecn_allows(sk, ops)) {
+		ops = ccaas_ecn_child_cca(gen, sk, true);
 		if (!ops) {
 			ccaas_count(cn, CCAAS_CNT_REFUSED, 1);
 			goto out;
@@ -151,11 +186,11 @@ static void ccaas_select(struct sock *sk, bool established)
 	 * Even a socket already on the rule's CCA is switched: that applies the
 	 * rule's knobs and fills a ccaas CCA's header before its init() runs.
 	 */
-	err = ccaas_sk_switch(sk, ops, rule, gen->generation, established,
-			      CCALOG_SWITCH_SELECT);
-	if (!err)
+	err = ccaas_sk_switch(sk, ops, rule, gen->generation,
+			      at == CCAAS_AT_CHILD, CCALOG_SWITCH_SELECT);
+	if (!err && (at != CCAAS_AT_CONNECTED || ops != cur))
 		ccaas_count(cn, CCAAS_CNT_SELECTED, 1);
-	else if (err != -EOPNOTSUPP)
+	else if (err && err != -EOPNOTSUPP)
 		ccaas_count(cn, CCAAS_CNT_ERRORS, 1);
 out:
 	rcu_read_unlock();
@@ -163,17 +198,21 @@ out:
 
 /*
  * SYN_SENT -> ESTABLISHED, before init(): undo what the selector did for a
- * CCA that the route then replaced (see the top of this file).
+ * CCA that the route then replaced (see the top of this file); otherwise
+ * choose again if the policy changed during the handshake, now that ECN
+ * is negotiated.
  */
-static void ccaas_select_route_check(struct sock *sk)
+static void ccaas_select_connected(struct sock *sk)
 {
 	struct inet_connection_sock *icsk = inet_csk(sk);
 
-	if (icsk->icsk_ca_setsockopt || icsk->icsk_ca_initialized ||
-	    !ccaas_sk_route_cc(sk))
+	if (icsk->icsk_ca_setsockopt || icsk->icsk_ca_initialized)
 		return;
-	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
-	ccaas_sk_apply_min_rto(sk, NULL);
+	if (!ccaas_sk_route_cc(sk)) {
+		ccaas_select(sk, CCAAS_AT_CONNECTED);
+		return;
+	}
+	ccaas_sk_route_took_over(sk);
 }
 
 /**
@@ -218,13 +257,13 @@ static void ccaas_probe_set_state(void *data, const struct sock *csk,
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return;
 	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT)
-		ccaas_select(sk, false);
+		ccaas_select(sk, CCAAS_AT_CONNECT);
 	else if (oldstate == TCP_SYN_SENT && newstate == TCP_ESTABLISHED)
-		ccaas_select_route_check(sk);
+		ccaas_select_connected(sk);
 	else if (oldstate == TCP_CLOSE && newstate == TCP_LISTEN)
 		ccaas_select_listener(sk);
 	else if (oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED)
-		ccaas_select(sk, true);
+		ccaas_select(sk, CCAAS_AT_CHILD);
 }
 
 static void ccaas_find_tracepoint(struct tracepoint *tp, void *priv)

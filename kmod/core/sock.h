@@ -26,6 +26,7 @@ enum ccaas_move {
 	CCAAS_MOVE_SKIPPED_PINNED,	/* application or route chose the CCA */
 	CCAAS_MOVE_NO_RULE,
 	CCAAS_MOVE_ERROR,		/* module going away */
+	CCAAS_MOVE_BUSY,		/* a task kept the socket's lock */
 	__CCAAS_MOVE_MAX,
 };
 
@@ -63,9 +64,12 @@ static inline u8 ccaas_tcp_ecn_mode(const struct tcp_sock *tp)
 /* switch.c */
 bool ccaas_sk_pinned(const struct sock *sk);
 bool ccaas_sk_route_cc(const struct sock *sk);
-void ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule);
+void ccaas_sk_apply_rule_rto(struct sock *sk, const struct ccaas_rule *rule);
+void ccaas_sk_route_took_over(struct sock *sk);
 bool ccaas_ops_on_cca(const struct tcp_congestion_ops *cur,
 		      const struct tcp_congestion_ops *want);
+bool ccaas_ecn_allows(const struct sock *sk,
+		      const struct tcp_congestion_ops *ops);
 bool ccaas_ecn_compatible(const struct sock *sk,
 			  const struct tcp_congestion_ops *ops);
 bool ccaas_ops_bpf(const struct tcp_congestion_ops *ops);
@@ -79,13 +83,27 @@ void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
 		    struct ccaas_scope_result *res);
 
 /*
- * walk.c: @fn runs in process context with no lock held, with a reference
- * on the socket; it may sleep. @states: TCPF_* of the sockets wanted
- * (TCPF_LISTEN: listeners, which are in the listening hash).
+ * The states of a TCP socket that holds a CCA and its module reference,
+ * listeners aside: from SYN_SENT (assigned at connect, initialised at
+ * ESTABLISHED) and SYN_RECV (a Fast Open child) to LAST_ACK. TIME_WAIT and
+ * request sockets hold none.
  */
-typedef void (*ccaas_sock_fn)(struct sock *sk, void *arg);
-void ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
-			void *arg);
+#define CCAAS_CONN_STATES	(TCPF_SYN_SENT | TCPF_SYN_RECV |		\
+				 TCPF_ESTABLISHED | TCPF_FIN_WAIT1 |		\
+				 TCPF_FIN_WAIT2 | TCPF_CLOSE_WAIT |		\
+				 TCPF_CLOSING | TCPF_LAST_ACK)
+
+/*
+ * walk.c: @fn runs in process context with no lock held, with a reference
+ * on the socket; it may sleep, but must not wait for the socket's owner:
+ * it returns false if a task owns the socket (sock_owned_by_user()), and
+ * the walk offers it again a few times, briefly. @states: TCPF_* of the
+ * sockets wanted (TCPF_LISTEN: listeners, which are in the listening hash).
+ * Returns how many sockets stayed owned by a task through every offer.
+ */
+typedef bool (*ccaas_sock_fn)(struct sock *sk, void *arg);
+unsigned int ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
+				void *arg);
 
 /* migrate.c: a pass over the established sockets and listeners; cannot fail. */
 void ccaas_migrate(struct net *net, bool force,
@@ -107,7 +125,8 @@ int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* selector.c */
 const struct tcp_congestion_ops *
-ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk);
+ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk,
+		    bool fresh);
 const struct tcp_congestion_ops *
 ccaas_listener_ops(const struct ccaas_policy_gen *gen);
 int ccaas_selector_init(void);

@@ -250,7 +250,7 @@ int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		rcu_read_lock();
 		sk_nulls_for_each(sk, node, &head->chain) {
 			if (!net_eq(sock_net(sk), net) ||
-			    sk->sk_state != TCP_ESTABLISHED)
+			    !((1 << sk->sk_state) & CCAAS_CONN_STATES))
 				continue;
 			if (n++ < cb->args[1])
 				continue;

@@ -9,25 +9,28 @@
  * the passes. The selector counts from softirq, so the counters are per
  * CPU rather than shared atomics; STATS_GET sums them.
  *
- * Where the sockets are. STATS_GET also walks the namespace's established
- * sockets once, the way the SOCK_GET dump does (bucket lock and RCU, the
- * socket not locked, so a socket changing CCA meanwhile may be counted on
- * either side), and classifies each against the generation in force:
+ * Where the sockets are. STATS_GET also walks the namespace's connections
+ * (every state that holds a CCA, SYN_SENT to LAST_ACK) once, the way the
+ * SOCK_GET dump does (bucket lock and RCU, the socket not locked, so a
+ * socket changing CCA meanwhile may be counted on either side), and
+ * classifies each against the generation in force:
  * which CCA it is on, and for the rule that matches it, whether it is on
  * the rule's CCA, on that CCA's fallback ops, on a BPF CCA, pinned by the
- * application or a route, kept off by the sticky-ECN rule, or elsewhere
- * (a migration would move it). This is the compliance figure: the share
- * of a rule's connections on the CCA it names.
+ * application or a route, kept off by the sticky-ECN rule (on the CCA the
+ * selector gives such a connection, "held", which a migration counts as
+ * unchanged; or elsewhere, "refused"), or elsewhere (a migration would
+ * move it). This is the compliance figure: the share of a rule's
+ * connections on the CCA it names.
  *
  * Any user may ask, as any user may run `ss -ti`, so the walk must not hold
- * a CPU or a grace period for long: it takes RCU and the lock of one bucket
- * at a time, and reschedules between buckets. Each bucket finds the
- * generation in force again; if a commit replaced the one the walk began
- * with, the walk starts over with the new one (a rule's index means
- * something only within one generation), and after a few commits in a row
- * it walks holding the namespace's lock, which keeps commits out: only
- * this namespace's, and only while one walk of it lasts. The result, sized
- * for the
+ * a CPU or a grace period for long: it takes the lock of one bucket at a
+ * time, and every CCAAS_STATS_RESCHED buckets, empty or not, leaves RCU
+ * and reschedules. Each time it finds the generation in force again; if a
+ * commit replaced the one the walk began with, the walk starts over with
+ * the new one (a rule's index means something only within one
+ * generation), and after a few commits in a row it walks holding the
+ * namespace's lock, which keeps commits out: only this namespace's, and
+ * only while one walk of it lasts. The result, sized for the
  * generation's rules, is kept for the dump's messages (.start walks, .done
  * frees): the first message carries the counters and the per-CCA counts,
  * then one message per rule, so a thousand rules need no single huge
@@ -49,8 +52,11 @@
 #define CCAAS_STATS_MAX_CCAS	64
 /* Walks begun again because a commit replaced their generation. */
 #define CCAAS_STATS_RESTARTS	3
-/* Buckets between two cond_resched() (empty ones cost a load each). */
-#define CCAAS_STATS_RESCHED	1024
+/*
+ * Buckets between two cond_resched(), with RCU dropped: one bucket holds a
+ * few sockets, its lock taken with BHs off; an empty one costs a load.
+ */
+#define CCAAS_STATS_RESCHED	64
 
 /* A socket's place against its rule, in the order they are tested. */
 enum ccaas_rule_class {
@@ -60,6 +66,7 @@ enum ccaas_rule_class {
 	CCAAS_CLASS_PINNED,
 	CCAAS_CLASS_REFUSED,
 	CCAAS_CLASS_OTHER,
+	CCAAS_CLASS_HELD,
 	__CCAAS_CLASS_MAX,
 };
 
@@ -104,13 +111,17 @@ void ccaas_count_pass(struct ccaas_net *cn, bool drain,
 
 /*
  * As migration decides (migrate.c): a socket the sticky-ECN rule keeps off
- * the rule's CCA is refused, whether it is on the CCA the selector gives
- * such a connection or anywhere else; a migration moves only the others.
+ * the rule's CCA is held if it is on the CCA the selector gives such a
+ * connection (a migration counts it unchanged), refused anywhere else; a
+ * migration moves only the others.
  */
 static enum ccaas_rule_class
 ccaas_stats_classify(const struct sock *sk, const struct tcp_congestion_ops *cur,
+		     const struct ccaas_policy_gen *gen,
 		     const struct ccaas_rule *rule)
 {
+	const struct tcp_congestion_ops *holder;
+
 	const struct tcp_congestion_ops *want = rule->cca.ops;
 
 	if (cur == want)
@@ -121,8 +132,12 @@ ccaas_stats_classify(const struct sock *sk, const struct tcp_congestion_ops *cur
 		return CCAAS_CLASS_BPF;
 	if (ccaas_sk_pinned(sk))
 		return CCAAS_CLASS_PINNED;
-	if (!ccaas_ecn_compatible(sk, want))
+	if (!ccaas_ecn_compatible(sk, want)) {
+		holder = ccaas_ecn_child_cca(gen, sk, true);
+		if (holder && ccaas_ops_on_cca(cur, holder))
+			return CCAAS_CLASS_HELD;
 		return CCAAS_CLASS_REFUSED;
+	}
 	return CCAAS_CLASS_OTHER;
 }
 
@@ -145,7 +160,10 @@ static void ccaas_stats_count_cca(struct ccaas_stats_snap *snap,
 	snap->n_ccas++;
 }
 
-/* Under the bucket lock and RCU; the socket is established. */
+/*
+ * Under the bucket lock and RCU; the socket is hashed, in a state that
+ * holds its CCA (CCAAS_CONN_STATES).
+ */
 static void ccaas_stats_one(struct ccaas_stats_snap *snap, struct ccaas_net *cn,
 			    const struct ccaas_policy_gen *gen, struct sock *sk)
 {
@@ -164,10 +182,10 @@ static void ccaas_stats_one(struct ccaas_stats_snap *snap, struct ccaas_net *cn,
 	}
 	r = &snap->rules[rule - gen->rules];
 	r->sockets++;
-	r->class[ccaas_stats_classify(sk, cur, rule)]++;
+	r->class[ccaas_stats_classify(sk, cur, gen, rule)]++;
 }
 
-/* Bucket @bucket's established sockets of @net, under its lock. */
+/* Bucket @bucket's connections of @net, under its lock. */
 static void ccaas_stats_bucket(struct net *net, struct ccaas_net *cn,
 			       const struct ccaas_policy_gen *gen,
 			       unsigned long bucket, struct ccaas_stats_snap *snap)
@@ -179,7 +197,8 @@ static void ccaas_stats_bucket(struct net *net, struct ccaas_net *cn,
 
 	spin_lock_bh(lock);
 	sk_nulls_for_each(sk, node, &hinfo->ehash[bucket].chain) {
-		if (net_eq(sock_net(sk), net) && sk->sk_state == TCP_ESTABLISHED)
+		if (net_eq(sock_net(sk), net) &&
+		    ((1 << sk->sk_state) & CCAAS_CONN_STATES))
 			ccaas_stats_one(snap, cn, gen, sk);
 	}
 	spin_unlock_bh(lock);
@@ -201,8 +220,9 @@ static struct ccaas_stats_snap *ccaas_stats_alloc(struct ccaas_net *cn)
 }
 
 /*
- * Walk the established hash into a new snapshot: ERR_PTR(-ENOMEM), or
- * ERR_PTR(-EAGAIN) if a commit came in between. @locked: the caller holds
+ * Walk the established hash (every connection, SYN_SENT to LAST_ACK) into
+ * a new snapshot: ERR_PTR(-ENOMEM), or ERR_PTR(-EAGAIN) if a commit came
+ * in between. @locked: the caller holds
  * ccaas_net.lock, so no commit can.
  */
 static struct ccaas_stats_snap *ccaas_stats_walk(struct net *net,
@@ -233,20 +253,21 @@ static struct ccaas_stats_snap *ccaas_stats_walk(struct net *net,
 		strscpy(snap->rules[i].cca, gen->rules[i].cca_name,
 			sizeof(snap->rules[i].cca));
 	for (bucket = 0; bucket <= hinfo->ehash_mask; bucket++) {
-		if (hlist_nulls_empty(&hinfo->ehash[bucket].chain))
-			continue;
-		rcu_read_unlock();
-		if (!(bucket % CCAAS_STATS_RESCHED))
-			cond_resched();
-		rcu_read_lock();
-		gen = ccaas_policy_current(cn);
-		if (gen->generation != generation) {
-			WARN_ON_ONCE(locked);
+		/* Empty buckets count too: a long run of them is no excuse. */
+		if (bucket && !(bucket % CCAAS_STATS_RESCHED)) {
 			rcu_read_unlock();
-			kvfree(snap);
-			return ERR_PTR(-EAGAIN);
+			cond_resched();
+			rcu_read_lock();
+			gen = ccaas_policy_current(cn);
+			if (gen->generation != generation) {
+				WARN_ON_ONCE(locked);
+				rcu_read_unlock();
+				kvfree(snap);
+				return ERR_PTR(-EAGAIN);
+			}
 		}
-		ccaas_stats_bucket(net, cn, gen, bucket, snap);
+		if (!hlist_nulls_empty(&hinfo->ehash[bucket].chain))
+			ccaas_stats_bucket(net, cn, gen, bucket, snap);
 	}
 	rcu_read_unlock();
 	return snap;
@@ -332,6 +353,7 @@ static const int ccaas_class_attr[__CCAAS_CLASS_MAX] = {
 	[CCAAS_CLASS_BPF] = CCAAS_A_STATS_RULE_BPF,
 	[CCAAS_CLASS_PINNED] = CCAAS_A_STATS_RULE_PINNED,
 	[CCAAS_CLASS_REFUSED] = CCAAS_A_STATS_RULE_REFUSED,
+	[CCAAS_CLASS_HELD] = CCAAS_A_STATS_RULE_HELD,
 	[CCAAS_CLASS_OTHER] = CCAAS_A_STATS_RULE_OTHER,
 };
 

@@ -113,11 +113,11 @@ static u32 ccaas_ops_features(const struct tcp_congestion_ops *ops)
 }
 
 /*
- * May @sk move to @ops? The sticky-ECN rule, and @ops' own list of CCAs it
- * can take sockets over from.
+ * May @sk hold @ops, by the sticky-ECN rule? For a connection whose CCA
+ * has not run yet (the selector's), that is the whole question.
  */
-bool ccaas_ecn_compatible(const struct sock *sk,
-			  const struct tcp_congestion_ops *ops)
+bool ccaas_ecn_allows(const struct sock *sk,
+		      const struct tcp_congestion_ops *ops)
 {
 	u8 mode = ccaas_tcp_ecn_mode(tcp_sk(sk));
 	u32 need = mode == CCAAS_ECN_MODE_OFF ? CCAAS_CCA_F_NONECN_OK :
@@ -131,7 +131,17 @@ bool ccaas_ecn_compatible(const struct sock *sk,
 	if (mode == CCAAS_ECN_MODE_RFC3168 &&
 	    (ops->flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168))
 		return false;
-	return (ccaas_ops_features(ops) & need) &&
+	return ccaas_ops_features(ops) & need;
+}
+
+/*
+ * May @sk, whose CCA has run, move to @ops? The sticky-ECN rule, and @ops'
+ * own list of CCAs it can take sockets over from.
+ */
+bool ccaas_ecn_compatible(const struct sock *sk,
+			  const struct tcp_congestion_ops *ops)
+{
+	return ccaas_ecn_allows(sk, ops) &&
 	       ccaas_cca_can_take(inet_csk(sk)->icsk_ca_ops, ops);
 }
 
@@ -149,24 +159,75 @@ static u32 ccaas_sk_default_rto_min(const struct sock *sk)
 }
 
 /*
- * The knob the core applies itself, whatever the CCA: the minimum RTO (in
- * jiffies, so rounded up to the tick: 4 ms at HZ=250). It lasts as long as
- * a rule sets it: a socket the core moves under a rule without it (or
- * under no rule, `cca drain ... to NAME`) gets the namespace's floor back,
- * the value tcp_init_sock() starts every socket with (the sysctl
- * net.ipv4.tcp_rto_min_us on 6.11+, 200 ms before). The core owns this
- * field on the sockets it moves; pinned sockets are never moved. A locked
- * route rto_min still wins over both (tcp_rto_min()).
+ * The knob the core applies itself, whatever the CCA: the minimum RTO, in
+ * jiffies, so rounded up to the tick (4 ms at HZ=250), and never below
+ * TCP_TIMEOUT_MIN (two ticks, 8 ms at HZ=250), the least the kernel's own
+ * interfaces (TCP_RTO_MIN_US, TCP_BPF_RTO_MIN) accept.
+ *
+ * The core writes the field only for a rule that sets min_rto, and gives
+ * the namespace's floor back (the value tcp_init_sock() starts every
+ * socket with: net.ipv4.tcp_rto_min_us on 6.11+, 200 ms before) only on a
+ * socket where it wrote one (@was_set), moved under a rule without it. A
+ * value the application (TCP_RTO_MIN_US) or a sockops program
+ * (TCP_BPF_RTO_MIN, at passive-established, before the selector sees the
+ * child) chose is kept, as is a listener's, which its children inherit.
+ * Only a ccaas CCA's header can remember that the core wrote the field
+ * (struct ccaas_sock.rto_set): a socket on another CCA keeps a rule's
+ * value when a later rule has none. A locked route rto_min still wins over
+ * all of them (tcp_rto_min()).
+ *
+ * Returns whether the socket now holds a value the core wrote.
  */
-void ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule)
+static bool ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rule,
+				   bool was_set)
 {
 	u32 rto_min;
 
-	if (rule && rule->knobs & CCAAS_KNOB_MIN_RTO)
-		rto_min = usecs_to_jiffies(rule->min_rto_us);
-	else
-		rto_min = ccaas_sk_default_rto_min(sk);
-	WRITE_ONCE(inet_csk(sk)->icsk_rto_min, rto_min);
+	if (rule && rule->knobs & CCAAS_KNOB_MIN_RTO) {
+		rto_min = max_t(u32, usecs_to_jiffies(rule->min_rto_us),
+				TCP_TIMEOUT_MIN);
+		WRITE_ONCE(inet_csk(sk)->icsk_rto_min, rto_min);
+		return true;
+	}
+	if (was_set)
+		WRITE_ONCE(inet_csk(sk)->icsk_rto_min,
+			   ccaas_sk_default_rto_min(sk));
+	return false;
+}
+
+/* Did the core write @sk's minimum RTO (see above)? */
+static bool ccaas_sk_rto_set(const struct sock *sk)
+{
+	return ccaas_registry_by_ops(inet_csk(sk)->icsk_ca_ops) &&
+	       ccaas_sock(sk)->rto_set;
+}
+
+/* The core's mark on a ccaas CCA's header, after a switch or a refresh. */
+static void ccaas_sk_mark_rto(struct sock *sk, bool set)
+{
+	if (ccaas_registry_by_ops(inet_csk(sk)->icsk_ca_ops))
+		ccaas_sock(sk)->rto_set = set;
+}
+
+/* A socket's rule (or none) changed without a switch: its minimum RTO. */
+void ccaas_sk_apply_rule_rto(struct sock *sk, const struct ccaas_rule *rule)
+{
+	ccaas_sk_mark_rto(sk, ccaas_sk_apply_min_rto(sk, rule,
+						     ccaas_sk_rto_set(sk)));
+}
+
+/*
+ * The selector's route check: the route's CCA replaced the one chosen at
+ * connect, before init(); give back a minimum RTO the core wrote there.
+ * The private area still holds the header filled at connect (zeros for a
+ * CCA without one).
+ */
+void ccaas_sk_route_took_over(struct sock *sk)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+
+	ccaas_sk_apply_min_rto(sk, NULL, ccaas_sock(sk)->rto_set);
+	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
 }
 
 /*
@@ -211,8 +272,9 @@ static void ccaas_sk_fill_header(struct sock *sk, const struct ccaas_rule *rule,
  * @reinit: the old CCA was initialised: release it, and init the new one
  * @reason: who moves it, for ccalog_switch (CCALOG_SWITCH_*)
  *
- * With a @rule, its knobs are applied too; without one, the minimum RTO
- * goes back to the kernel's. Does not sleep.
+ * With a @rule, its knobs are applied too; without one, a minimum RTO the
+ * core wrote goes back to the kernel's (ccaas_sk_apply_min_rto()). Does
+ * not sleep.
  *
  * Return: 0, -EOPNOTSUPP for a socket on a BPF CCA or a BPF @ops (their
  * references cannot be handled from a module), -EBUSY if @ops' module is
@@ -224,6 +286,7 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 {
 	struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tcp_congestion_ops *old = icsk->icsk_ca_ops;
+	bool was_set;
 
 	if (ccaas_ops_bpf(old) || ccaas_ops_bpf(ops))
 		return -EOPNOTSUPP;
@@ -232,6 +295,7 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 	if (old != ops)
 		trace_ccalog_switch(sk, old->name, ops->name, reason, generation);
 
+	was_set = ccaas_sk_rto_set(sk);
 	if (reinit && old->release)
 		old->release(sk);
 	/*
@@ -243,7 +307,7 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 	WRITE_ONCE(icsk->icsk_ca_ops, ops);
 	module_put(old->owner);
 	memset(icsk->icsk_ca_priv, 0, sizeof(icsk->icsk_ca_priv));
-	ccaas_sk_apply_min_rto(sk, rule);
+	was_set = ccaas_sk_apply_min_rto(sk, rule, was_set);
 	/*
 	 * The header carries the rule's parameters for the rule's CCA only: a
 	 * caller that chose another CCA for the rule's connection (a passive
@@ -251,6 +315,7 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 	 */
 	if (rule && rule->cca.cca && rule->cca.ops == ops)
 		ccaas_sk_fill_header(sk, rule, generation);
+	ccaas_sk_mark_rto(sk, was_set);
 	if (reinit) {
 		tcp_sk(sk)->prior_ssthresh = 0;
 		if (ops->init)
@@ -283,10 +348,11 @@ void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
 			 u32 generation)
 {
 	const struct tcp_congestion_ops *cur = inet_csk(sk)->icsk_ca_ops;
+	bool set = ccaas_sk_apply_min_rto(sk, rule, ccaas_sk_rto_set(sk));
 
-	ccaas_sk_apply_min_rto(sk, rule);
 	if (rule->cca.cca && ccaas_ops_on_cca(cur, rule->cca.ops))
 		ccaas_sk_fill_header(sk, rule, generation);
+	ccaas_sk_mark_rto(sk, set);
 }
 
 /* The generation that put a socket on its ccaas CCA, or 0. */

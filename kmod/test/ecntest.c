@@ -34,6 +34,13 @@ static bool no_fallback;
 module_param(no_fallback, bool, 0444);
 MODULE_PARM_DESC(no_fallback, "register without the Reno fallback ops (refused)");
 
+/* A takeover list of one CCA: only its sockets may move here. */
+static char *takeover_from;
+module_param(takeover_from, charp, 0444);
+MODULE_PARM_DESC(takeover_from, "take sockets over from this CCA only");
+
+static struct ccaas_takeover cca_ecntest_takeover[1];
+
 static struct tcp_congestion_ops cca_ecntest_reno_ops;
 
 /*
@@ -85,6 +92,11 @@ static int __init cca_ecntest_register(void)
 		cca_ecntest.fallback_ops = NULL;
 	if (ecn_flags & TCP_CONG_NEEDS_ECN)
 		cca_ecntest.features |= CCAAS_CCA_F_NEEDS_ECN;
+	if (takeover_from) {
+		cca_ecntest_takeover[0].name = takeover_from;
+		cca_ecntest.takeover = cca_ecntest_takeover;
+		cca_ecntest.n_takeover = 1;
+	}
 	return ccaas_cca_register(&cca_ecntest);
 }
 

@@ -7,7 +7,8 @@
 2. load it with YNL's own spec parser (tools/net/ynl/lib), which resolves
    every reference (attribute sets, nested sets, enums, notifications);
 3. insist on the strictest level that fits: genetlink-c only if the spec
-   uses a genetlink-c property.
+   uses a genetlink-c property, genetlink-legacy only if it uses one that
+   genetlink-c refuses.
 
 Usage: check-spec.py SPEC.yaml KERNEL_TREE
 (KERNEL_TREE: a tree holding Documentation/netlink and tools/net/ynl, such as
@@ -20,12 +21,12 @@ import jsonschema
 import yaml
 
 
-def c_only_properties(spec, schema_dir):
-    """Properties of SPEC that the plain genetlink schema refuses."""
-    with open(os.path.join(schema_dir, "genetlink.yaml")) as f:
-        plain = yaml.safe_load(f)
-    errors = jsonschema.Draft7Validator(plain).iter_errors(
-        dict(spec, protocol="genetlink"))
+def refused_by(spec, schema_dir, level):
+    """Properties of SPEC that the schema of LEVEL refuses."""
+    with open(os.path.join(schema_dir, level + ".yaml")) as f:
+        schema = yaml.safe_load(f)
+    errors = jsonschema.Draft7Validator(schema).iter_errors(
+        dict(spec, protocol=level))
     return ["%s: %s" % ("/".join(map(str, e.path)), e.message) for e in errors]
 
 
@@ -51,9 +52,11 @@ def main():
     from lib import SpecFamily  # noqa: E402 (the kernel's YNL library)
     family = SpecFamily(os.path.abspath(spec_path), schema_path)
 
-    if proto == "genetlink-c" and not c_only_properties(spec, schema_dir):
-        print("%s: uses nothing of genetlink-c; say protocol: genetlink"
-              % spec_path)
+    stricter = {"genetlink-c": "genetlink",
+                "genetlink-legacy": "genetlink-c"}.get(proto)
+    if stricter and not refused_by(spec, schema_dir, stricter):
+        print("%s: uses nothing %s refuses; say protocol: %s"
+              % (spec_path, stricter, stricter))
         return 1
     print("%s: valid %s spec: %d operations, %d attribute sets, %d "
           "multicast groups" % (spec_path, proto, len(family.msgs),

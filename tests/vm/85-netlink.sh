@@ -116,6 +116,18 @@ if not ok:
 sys.exit(0 if ok else 1)' "$1"
 }
 
+# The spec's permission flags are the kernel's: every state-changing
+# operation uns-admin-perm (GENL_UNS_ADMIN_PERM), the reads none, as
+# CTRL_CMD_GETFAMILY reports the live family.
+test_spec_op_flags() {
+	local out rc
+	out=$(python3 "$CCAAS_ROOT/tests/vm/lib/spec_flags.py" \
+		"$CCAAS_ROOT/include/uapi/linux/ccaas.yaml" 2>&1)
+	rc=$?
+	verdict spec_op_flags "$out" \
+		pytrue "$rc == 0 and $(echo "$out" | grep -c ' spec 0x10 kernel 0x10$') >= 10"
+}
+
 # A do: one registered CCA, decoded by the spec alone.
 test_ynl_do_cca_get() {
 	local out

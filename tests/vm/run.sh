@@ -74,7 +74,7 @@ file_limit() {
 # lifetime-sensitive ones (its KASAN and lockdep make it several times
 # slower), and `# vm-debug: only`, those that need its fault injection.
 select_files() {
-	local f req
+	local f req debian
 	files=()
 	# The sanitizer kernel is about five times slower: its files get
 	# three times their limits (CCAAS_VM_TIME_SCALE in the guest).
@@ -92,27 +92,34 @@ select_files() {
 				! grep -qE '^# vm-debug: *yes' "$f" || continue
 		fi
 		[ -z "$exclude" ] || ! ccaas_match "$exclude" "$(basename "$f")" || continue
+		# `# vm-lines:` chooses among the Debian kernels; the
+		# sanitizer kernel runs what `# vm-debug:` gives it.
 		# `# vm-lines: newest`: only on the newest Debian kernel of
 		# this run (files whose subject is not the kernel's: the
 		# procedures around it)
-		if grep -qE '^# vm-lines: *newest' "$f" && [ "$1" != "$newest" ]; then
+		debian=1
+		[ "$1" != "$KVER_DEBUG" ] || debian=
+		if [ -n "$debian" ] && grep -qE '^# vm-lines: *newest' "$f" &&
+			[ "$1" != "$newest" ]; then
 			continue
 		fi
 		# `# vm-lines: oldest`: likewise, on the oldest
-		if grep -qE '^# vm-lines: *oldest' "$f" && [ "$1" != "$oldest" ]; then
+		if [ -n "$debian" ] && grep -qE '^# vm-lines: *oldest' "$f" &&
+			[ "$1" != "$oldest" ]; then
 			continue
 		fi
 		# `# vm-lines: edges`: on the oldest and the newest (files of
 		# the control plane, whose netlink interface is the same on
 		# every line; `make check KERNELS=6.12` runs them on 6.12)
-		if grep -qE '^# vm-lines: *edges' "$f" && [ "$1" != "$oldest" ] &&
-			[ "$1" != "$newest" ]; then
+		if [ -n "$debian" ] && grep -qE '^# vm-lines: *edges' "$f" &&
+			[ "$1" != "$oldest" ] && [ "$1" != "$newest" ]; then
 			continue
 		fi
 		# `# vm-lines: spare`: likewise, on the line whose lane has
 		# room: the stock kernel of DEBUG_LINE, whose `vm-debug: yes`
 		# files the sanitizer kernel takes (else the newest)
-		if grep -qE '^# vm-lines: *spare' "$f" && [ "$1" != "$spare" ]; then
+		if [ -n "$debian" ] && grep -qE '^# vm-lines: *spare' "$f" &&
+			[ "$1" != "$spare" ]; then
 			continue
 		fi
 		# `# vm-requires: CCAAS_HAVE_X`: only where kmod/compat/probe.sh

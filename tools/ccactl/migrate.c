@@ -34,6 +34,7 @@ static const struct {
 	[MC_NO_RULE]		= { CCAAS_A_MIGRATE_NO_RULE,	"no_rule", "no rule" },
 	[MC_ERRORS]		= { CCAAS_A_MIGRATE_ERRORS,	"errors", "errors" },
 	[MC_LISTENERS]		= { CCAAS_A_MIGRATE_LISTENERS,	"listeners", "listening" },
+	[MC_BUSY]		= { CCAAS_A_MIGRATE_BUSY,	"busy", "busy (locked by a task)" },
 };
 
 int migrate_parse(const struct nlmsghdr *nlh, struct migrate_counts *mc)

@@ -22,6 +22,7 @@ enum {
 	MC_NO_RULE,
 	MC_ERRORS,
 	MC_LISTENERS,
+	MC_BUSY,
 	MC_COUNT
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ccactl: the "sock" object — the namespace's established TCP connections
+ * ccactl: the "sock" object — the namespace's TCP connections (SYN_SENT
+ * to LAST_ACK)
  * as ccaas sees them.
  *   ccactl sock show [cca NAME] [locality LOC] [dport PORT] [sport PORT]
  * One CCAAS_CMD_SOCK_GET dump; the filters are applied here, not in the
@@ -548,7 +549,7 @@ out:
 
 static const struct ccactl_cmd sock_cmds[] = {
 	{ "show", "[cca NAME] [locality LOC] [dport PORT] [sport PORT]",
-	  "list established TCP connections", sock_show },
+	  "list TCP connections", sock_show },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -48,7 +48,7 @@ static const struct {
 
 /* Where a rule's sockets are, CCAAS_A_STATS_RULE_ON_CCA onwards. */
 static const char *const states[] = {
-	"on_cca", "fallback", "bpf", "pinned", "refused", "other",
+	"on_cca", "fallback", "bpf", "pinned", "refused", "other", "held",
 };
 #define N_STATES ARRAY_SIZE(states)
 

@@ -188,7 +188,7 @@ enum {
 	CCAAS_A_MIGRATE_FORCE,		/* flag: ignore the sticky-ECN rule */
 	CCAAS_A_MIGRATE_CCA,		/* string: drain: the CCA to empty */
 	CCAAS_A_MIGRATE_TO,		/* string: drain: where its sockets go */
-	CCAAS_A_MIGRATE_EXAMINED,	/* u32: established sockets, listeners */
+	CCAAS_A_MIGRATE_EXAMINED,	/* u32: connections (SYN_SENT to LAST_ACK), listeners */
 	CCAAS_A_MIGRATE_MIGRATED,	/* u32: moved to another CCA */
 	CCAAS_A_MIGRATE_UNCHANGED,	/* u32: already on the right CCA */
 	CCAAS_A_MIGRATE_REFUSED,	/* u32: refused by the sticky-ECN rule */
@@ -198,6 +198,7 @@ enum {
 	CCAAS_A_MIGRATE_GENERATION,	/* u32: policy generation applied */
 	CCAAS_A_MIGRATE_ERRORS,		/* u32: not moved, target CCA going away */
 	CCAAS_A_MIGRATE_LISTENERS,	/* u32: of those examined, listeners */
+	CCAAS_A_MIGRATE_BUSY,		/* u32: not moved, a task kept it locked */
 
 	__CCAAS_A_MIGRATE_MAX,
 	CCAAS_A_MIGRATE_MAX = (__CCAAS_A_MIGRATE_MAX - 1)
@@ -298,8 +299,9 @@ enum {
 	CCAAS_A_STATS_RULE_FALLBACK,	/* u32: on that CCA's fallback ops */
 	CCAAS_A_STATS_RULE_BPF,		/* u32: on a BPF CCA */
 	CCAAS_A_STATS_RULE_PINNED,	/* u32: the app or a route lock chose */
-	CCAAS_A_STATS_RULE_REFUSED,	/* u32: kept off it by sticky ECN */
+	CCAAS_A_STATS_RULE_REFUSED,	/* u32: kept off it by sticky ECN, elsewhere */
 	CCAAS_A_STATS_RULE_OTHER,	/* u32: elsewhere; a migration moves them */
+	CCAAS_A_STATS_RULE_HELD,	/* u32: kept off it, on the ECN holder */
 
 	__CCAAS_A_STATS_RULE_MAX,
 	CCAAS_A_STATS_RULE_MAX = (__CCAAS_A_STATS_RULE_MAX - 1)

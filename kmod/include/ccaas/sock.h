@@ -27,6 +27,8 @@
  * @param_set: bit i set when @params[i] holds a rule's value
  * @logged: ccalog reports this connection (<ccaas/log.h>); the core sets
  *	and clears it with the socket owned, the CCA reads it once per round
+ * @rto_set: the core wrote the socket's minimum RTO (a rule's min_rto); a
+ *	move to a rule without one gives the kernel's floor back
  * @params: values of the CCA's first CCAAS_SOCK_PARAMS schema parameters
  * @ext: the CCA's extension state (ccaas_ext_alloc()), or NULL
  */
@@ -36,6 +38,7 @@ struct ccaas_sock {
 	u8 tso_segs;
 	u8 param_set:CCAAS_SOCK_PARAMS;
 	u8 logged:1;
+	u8 rto_set:1;
 	u32 params[CCAAS_SOCK_PARAMS];
 	void *ext;
 };
