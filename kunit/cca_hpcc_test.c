@@ -591,9 +591,10 @@ static void hp_local_congestion_after_ece(struct kunit *test)
 	EXPECT_NEAR(test, w_ref_of(test, f), 70, 1);
 
 	/*
-	 * An ACK with ECE that empties the flight ends in tcp_ack()'s
-	 * no_queue path: tcp_in_ack_event() and no tcp_cong_control(). The
-	 * next send starts a new flight (CA_EVENT_TX_START) and is refused.
+	 * An ACK with ECE while nothing is in flight (a window update) takes
+	 * tcp_ack()'s no_queue path: tcp_in_ack_event() and no
+	 * tcp_cong_control(). The next send starts a new flight
+	 * (CA_EVENT_TX_START) and is refused.
 	 */
 	hp_fixture_reset(test, f);
 	start(f, 100);
@@ -603,6 +604,48 @@ static void hp_local_congestion_after_ece(struct kunit *test)
 	tcp_enter_cwr(f->sk);
 	ack_u(f, 1, HT_T_US, 100);
 	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 70U);
+}
+
+/*
+ * A loss a tail loss probe found is a loss even on an ACK with ECE:
+ * tcp_process_tlp_ack() runs after tcp_in_ack_event(), clears
+ * tlp_high_seq and calls ssthresh() (tcp_init_cwnd_reduction()), then
+ * enters CWR. And on 7.x AccECN can count CE on a fast-path ACK, which
+ * reports no CA_ACK_ECE: that tcp_enter_cwr() is ECN's, no cut.
+ */
+static void hp_tlp_loss_and_accecn_fast_path(struct kunit *test)
+{
+	struct hp_fixture *f = test->priv;
+	struct rate_sample rs = {
+		.delivered = 100, .acked_sacked = 1,
+		.interval_us = HT_T_US, .rtt_us = HT_T_US,
+	};
+
+	start(f, 100);
+	f->tp->tlp_high_seq = f->tp->snd_una + 5 * HT_MSS;
+	f->tp->tlp_retrans = 1;
+	f->tp->snd_una += 10 * HT_MSS;		/* the ACK goes past the probe */
+	f->tp->delivered += 10;
+	f->tp->delivered_ce += 10;
+	in_ack_ece(f);
+	f->tp->tlp_high_seq = 0;
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	tcp_set_ca_state(f->sk, TCP_CA_CWR);
+	rs.prior_delivered = f->tp->delivered - 10;
+	cong_control(f, &rs);
+	EXPECT_NEAR(test, w_ref_of(test, f), 70, 1);
+
+	hp_fixture_reset(test, f);
+	start(f, 100);
+	f->tp->snd_una += 10 * HT_MSS;
+	f->tp->delivered += 10;
+	f->tp->delivered_ce += 10;		/* tcp_accecn_process() */
+	if (f->ops->in_ack_event)
+		f->ops->in_ack_event(f->sk, CA_ACK_WIN_UPDATE);
+	tcp_enter_cwr(f->sk);
+	rs.prior_delivered = f->tp->delivered - 10;
+	cong_control(f, &rs);
+	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 100U);
 }
 
 /* A retransmission timeout halves W; the stack's cwnd = 1 is overridden. */
@@ -675,6 +718,7 @@ static struct kunit_case cca_hpcc_cases[] = {
 	KUNIT_CASE(hp_local_congestion_cuts),
 	KUNIT_CASE(hp_ece_is_not_a_signal),
 	KUNIT_CASE(hp_local_congestion_after_ece),
+	KUNIT_CASE(hp_tlp_loss_and_accecn_fast_path),
 	KUNIT_CASE(hp_timeout_halves),
 	KUNIT_CASE(hp_undo_restores_window),
 	KUNIT_CASE(hp_eta_per_rule),

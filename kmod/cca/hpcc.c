@@ -218,12 +218,14 @@ struct cca_hpcc {
 	u32 w_ai;			/* W_AI, 1/1024 packet */
 	u32 rtt_cur_us;			/* least RTT sample of this round */
 	u32 rtt_prev_us;		/* and of the round before */
+	u32 ce_seen;			/* tp->delivered_ce after the last ACK */
 	u32 eta;			/* HP_ONE = 100 % */
 	u8 stage;			/* additive rounds since a step */
 	u8 prev_ca_state:3,		/* icsk_ca_state at the last ACK */
 	   reduce:1,			/* the stack called ssthresh() */
 	   reduce_ece:1,		/* ... on an ACK with ECE */
-	   ece_ack:1;			/* the ACK being processed has ECE */
+	   ece_ack:1,			/* the ACK being processed has ECE */
+	   tlp_loss:1;			/* ... and ends a probe that found a loss */
 };
 
 /* U in HP_ONE units (1/65536). */
@@ -410,6 +412,8 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	ca->prev_ca_state = ca_state;
 	ca->reduce = 0;
 	ca->ece_ack = 0;
+	ca->tlp_loss = 0;
+	ca->ce_seen = tp->delivered_ce;
 	if (round_end)
 		hp_round_end(sk, ca);
 
@@ -430,34 +434,49 @@ static void cca_hpcc_cong_control(CCAAS_CONG_CONTROL_ARGS)
 
 /*
  * The stack starts a reduction episode: fast recovery, a timeout, local
- * congestion, or the first ECE. The value only lands in snd_ssthresh;
- * cong_control() tells the episodes apart from the flags and the state.
+ * congestion, a loss a tail loss probe found, or the first ECE. The value
+ * only lands in snd_ssthresh; cong_control() tells the episodes apart from
+ * the flags and the state.
  *
- * An ECE is told from local congestion by the ACK, not by delivered_ce:
- * tcp_ack() counts the ACK's CE (tcp_clean_rtx_queue()) and reports its
- * ECE (tcp_in_ack_event()) before tcp_fastretrans_alert() calls
- * tcp_enter_cwr(), on 6.1, 6.12 and 7.3 alike; a duplicate ACK with ECE
- * counts no CE at all. Local congestion calls ssthresh() from the send
- * path, between ACKs, with ece_ack cleared by the last cong_control() or
- * CA_EVENT_TX_START.
+ * An ECE is told from local congestion by the ACK being processed:
+ * tcp_ack() counts the ACK's CE (tcp_clean_rtx_queue(), and on 7.x
+ * tcp_accecn_process(), which may find CE on a fast-path ACK too) and
+ * reports its ECE (tcp_in_ack_event(), slow path only) before
+ * tcp_fastretrans_alert() calls tcp_enter_cwr(), on 6.1, 6.12 and 7.3
+ * alike. So ssthresh() on an ACK that carries ECE or moved delivered_ce
+ * since the last ACK ended is ECN's; a duplicate ACK with ECE counts no
+ * CE, but carries the flag. A loss a tail loss probe found
+ * (tcp_process_tlp_ack(), after tcp_in_ack_event()) is a loss even on an
+ * ACK with ECE. Local congestion calls ssthresh() from the send path,
+ * between ACKs, after cong_control() (or CA_EVENT_TX_START, for a flight
+ * an ACK emptied) cleared the flags and took delivered_ce.
  */
 static u32 cca_hpcc_ssthresh(struct sock *sk)
 {
 	struct cca_hpcc *ca = inet_csk_ca(sk);
+	bool ecn = ca->ece_ack || tcp_sk(sk)->delivered_ce != ca->ce_seen;
 
 	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
 	ca->reduce = 1;
-	ca->reduce_ece = ca->ece_ack;
+	ca->reduce_ece = ecn && !ca->tlp_loss;
 	return max(((u64)tcp_snd_cwnd(tcp_sk(sk)) * HP_LOSS_BETA) >> 10,
 		   (u64)HP_MIN_CWND);
 }
 
-/* Every ACK but an old one, before the stack's state machine runs. */
+/*
+ * Every ACK but an old one, before the stack's state machine runs, and
+ * before tcp_process_tlp_ack(): tlp_high_seq still says whether this ACK
+ * ends a probe that found a loss (the ACK goes past the probe, which was
+ * a retransmission).
+ */
 static void cca_hpcc_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct cca_hpcc *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
 
 	ca->ece_ack = !!(flags & CA_ACK_ECE);
+	ca->tlp_loss = tp->tlp_high_seq && tp->tlp_retrans &&
+		       after(tp->snd_una, tp->tlp_high_seq);
 }
 
 static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
@@ -473,10 +492,13 @@ static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	case CA_EVENT_TX_START:
 		/*
 		 * U and W are kept over idle periods (see the top). An ACK
-		 * that emptied the flight ends without cong_control(): its
-		 * ECE must not excuse a send refused now.
+		 * that went the no_queue way in tcp_ack() (nothing was in
+		 * flight: a window update, say) ends without cong_control():
+		 * its ECE must not excuse a send refused now.
 		 */
 		ca->ece_ack = 0;
+		ca->tlp_loss = 0;
+		ca->ce_seen = tcp_sk(sk)->delivered_ce;
 		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
 		break;
 	default:
@@ -535,6 +557,8 @@ static void cca_hpcc_init(struct sock *sk)
 	ca->reduce = 0;
 	ca->reduce_ece = 0;
 	ca->ece_ack = 0;
+	ca->tlp_loss = 0;
+	ca->ce_seen = tp->delivered_ce;
 	ca->prev_ca_state = inet_csk(sk)->icsk_ca_state;
 
 	ccaas_pacing_request(sk);

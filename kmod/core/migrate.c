@@ -7,7 +7,8 @@
  * a CCA: listeners, and connections in every state from SYN_SENT to
  * LAST_ACK, children still in an accept queue and orphans (closed by
  * their application, still sending or acknowledging a FIN) included. Each
- * is owned as the stack's softirq paths own it (bh_lock_sock()), never by
+ * is owned with its spinlock (bh_lock_sock(), as the stack's softirq paths
+ * own a connection; a listener's SYNs are handled without it), never by
  * waiting for a task that holds it: such a socket is given back to the
  * walk, offered again a few times, and counted busy if a task still owns
  * it (walk.c says why). Owned, it is checked again (it may have closed or
@@ -35,9 +36,15 @@
  *    protects what a handshake negotiated, does not apply.
  * Sockets the application or a route pinned are left alone by a migration
  * and moved by a drain, except those of a route with `congctl lock`, which
- * the kernel itself keeps on their CCA: only a forced drain moves them. A drain sends an ECN connection that its target
- * cannot hold where the selector sends such a passive child (the
- * transitional CCA, if loaded), rather than leave it on the drained CCA.
+ * the kernel itself keeps on their CCA: only a forced drain moves them. A
+ * drain without `to` sends an ECN connection that the policy's CCA cannot
+ * hold where the selector sends such a passive child (the transitional
+ * CCA, if loaded), rather than leave it on the drained CCA.
+ *
+ * Not reached: a socket in TCP_CLOSE that its application still holds
+ * (reset, failed connect, never connected, after tcp_disconnect()) keeps
+ * the CCA tcp_init_sock() gave it, but is in neither hash; it goes with
+ * its close().
  */
 #include <linux/module.h>
 #include <net/sock.h>
@@ -109,17 +116,19 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 
 		/* Where the selector puts an ECN child its rule cannot hold. */
 		if (rule || ctx->drain_from)
-			holder = ccaas_ecn_child_cca(gen, sk, true);
+			holder = ccaas_ecn_child_cca(gen, sk,
+						     !inet_csk(sk)->icsk_ca_initialized);
 		if (holder && ccaas_ops_on_cca(cur, holder)) {
 			ccaas_sk_apply_rule_rto(sk, rule);
 			return CCAAS_MOVE_UNCHANGED;
 		}
 		/*
-		 * A drain must empty its CCA: an ECN connection its target
-		 * cannot hold goes there too (the transitional CCA, cca_cubic,
-		 * if it is loaded).
+		 * A drain must empty its CCA: an ECN connection the policy's
+		 * CCA cannot hold goes there too (the transitional CCA,
+		 * cca_cubic, if it is loaded). A target the operator named
+		 * (`to NAME`) is kept to: the connection is refused.
 		 */
-		if (!ctx->drain_from || !holder ||
+		if (!ctx->drain_from || ctx->drain_to || !holder ||
 		    ccaas_ops_on_cca(holder, ctx->drain_from) ||
 		    !ccaas_ecn_compatible(sk, holder))
 			return CCAAS_MOVE_REFUSED;
@@ -179,17 +188,27 @@ static enum ccaas_move ccaas_migrate_listener(struct sock *sk,
 	}
 }
 
-/* Is @sk, not owned, on @cca? */
-static bool ccaas_migrate_on(const struct sock *sk,
-			     const struct tcp_congestion_ops *cca)
+/*
+ * May @sk, not owned, be on @cca? Pointers only: the socket's ops may be
+ * a module's going away (setsockopt() drops the old reference before it
+ * stores the new ops), so they are not dereferenced. @cca's own ops and
+ * fallback ops are known; an in-tree CCA's fallback ("<name>-reno") is
+ * only found under the lock.
+ */
+static bool ccaas_migrate_maybe_on(const struct sock *sk,
+				   const struct tcp_congestion_ops *cca)
 {
-	bool on;
+	const struct tcp_congestion_ops *cur = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	const struct ccaas_cca *reg;
+	bool maybe;
 
+	if (cur == cca)
+		return true;
 	rcu_read_lock();
-	on = ((1 << READ_ONCE(sk->sk_state)) & (CCAAS_CONN_STATES | TCPF_LISTEN)) &&
-	     ccaas_ops_on_cca(READ_ONCE(inet_csk(sk)->icsk_ca_ops), cca);
+	reg = ccaas_registry_by_ops(cca);
+	maybe = reg ? cur == reg->fallback_ops : true;
 	rcu_read_unlock();
-	return on;
+	return maybe;
 }
 
 /* Returns false if a task owns @sk: the walk offers it again later. */
@@ -201,10 +220,9 @@ static bool ccaas_migrate_one(struct sock *sk, void *arg)
 
 	/*
 	 * A drain looks only at its CCA's sockets, and a busy socket on
-	 * another is none of its business: read the ops first (as the
-	 * ccalog walks do, logsel.c: under RCU, in a state that holds them).
+	 * another is none of its business: compare the ops first.
 	 */
-	if (ctx->drain_from && !ccaas_migrate_on(sk, ctx->drain_from))
+	if (ctx->drain_from && !ccaas_migrate_maybe_on(sk, ctx->drain_from))
 		return true;
 
 	local_bh_disable();

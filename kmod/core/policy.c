@@ -81,6 +81,7 @@
 
 #include "../compat/unaligned.h"
 #include "core.h"
+#include "sock.h"
 
 static unsigned int ccaas_policy_history __read_mostly =
 	CCAAS_POLICY_HISTORY_DEFAULT;
@@ -631,6 +632,42 @@ struct ccaas_policy_gen *ccaas_policy_find(struct ccaas_net *cn, u32 generation)
 		if (gen->generation == generation)
 			return gen;
 	return NULL;
+}
+
+/**
+ * ccaas_policy_wrote_rto - could a kept generation have set @sk's min RTO?
+ * @cn: the namespace, its lock held (a migration or drain pass)
+ * @sk: a socket, owned
+ * @rto_min: its icsk_rto_min, jiffies
+ *
+ * For a socket whose CCA has no ccaas header to remember it: true if the
+ * rule that matches @sk in one of the generations kept for rollback sets a
+ * min_rto that comes to @rto_min (ccaas_sk_apply_min_rto()'s rounding). A
+ * value the application or a sockops program chose is kept unless it
+ * happens to equal such a rule's.
+ */
+bool ccaas_policy_wrote_rto(struct ccaas_net *cn, const struct sock *sk,
+			    u32 rto_min)
+{
+	struct ccaas_scope_result scope;
+	const struct ccaas_policy_gen *gen;
+	const struct ccaas_rule *rule;
+	bool wrote = false;
+
+	lockdep_assert_held(&cn->lock);
+	rcu_read_lock();
+	ccaas_sk_scope(cn, sk, &scope);
+	list_for_each_entry(gen, &cn->policy.history, node) {
+		rule = ccaas_policy_match(gen, &scope, sk);
+		if (rule && (rule->knobs & CCAAS_KNOB_MIN_RTO) &&
+		    max_t(u32, usecs_to_jiffies(rule->min_rto_us),
+			  TCP_TIMEOUT_MIN) == rto_min) {
+			wrote = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return wrote;
 }
 
 void ccaas_policy_head_of(const struct ccaas_policy_gen *gen,

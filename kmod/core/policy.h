@@ -371,6 +371,8 @@ int ccaas_policy_rollback_commit(struct ccaas_net *cn,
 
 /* Under ccaas_net.lock: the kept generation @generation, or NULL. */
 struct ccaas_policy_gen *ccaas_policy_find(struct ccaas_net *cn, u32 generation);
+bool ccaas_policy_wrote_rto(struct ccaas_net *cn, const struct sock *sk,
+			    u32 rto_min);
 /* Under ccaas_net.lock: the generation in force. */
 struct ccaas_policy_gen *ccaas_policy_current_locked(struct ccaas_net *cn);
 void ccaas_policy_head_of(const struct ccaas_policy_gen *gen,

@@ -277,11 +277,6 @@ static int ccaas_rule_parse_knobs(struct ccaas_rule *rule, struct nlattr **tb,
 				    __stringify(CCAAS_RULE_MIN_RTO_MAX_US) "] us");
 		return -ERANGE;
 	}
-	/* Rounded up where it applies (switch.c); said, not refused. */
-	if ((rule->knobs & CCAAS_KNOB_MIN_RTO) &&
-	    usecs_to_jiffies(rule->min_rto_us) < TCP_TIMEOUT_MIN)
-		NL_SET_ERR_MSG_ATTR(extack, tb[CCAAS_A_RULE_MIN_RTO_US],
-				    "min_rto below two jiffies, the kernel's least (TCP_TIMEOUT_MIN): sockets get two jiffies");
 	if (!ccaas_rule_knob(rule, tb[CCAAS_A_RULE_INIT_CWND], CCAAS_KNOB_INIT_CWND,
 			     &rule->init_cwnd, CCAAS_RULE_INIT_CWND_MIN,
 			     CCAAS_RULE_INIT_CWND_MAX)) {
@@ -456,6 +451,29 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/*
+ * A rule's min_rto below two jiffies, the kernel's least (TCP_TIMEOUT_MIN)
+ * is rounded up where it applies (switch.c): said once the change is in,
+ * as a warning, never instead of an error.
+ */
+static bool ccaas_draft_low_rto(const struct ccaas_policy_gen *draft)
+{
+	unsigned int i;
+
+	for (i = 0; i < draft->n_rules; i++)
+		if ((draft->rules[i].knobs & CCAAS_KNOB_MIN_RTO) &&
+		    usecs_to_jiffies(draft->rules[i].min_rto_us) < TCP_TIMEOUT_MIN)
+			return true;
+	return false;
+}
+
+static void ccaas_nl_warn_low_rto(struct genl_info *info, bool low)
+{
+	if (low)
+		NL_SET_ERR_MSG(info->extack,
+			       "min_rto below two jiffies, the kernel's least (TCP_TIMEOUT_MIN): sockets get two jiffies");
+}
+
 static int ccaas_nl_reply_send(struct sk_buff *msg, void *hdr,
 			       struct genl_info *info,
 			       const struct ccaas_policy_head *head)
@@ -509,6 +527,7 @@ static int ccaas_nl_policy_change(struct genl_info *info, bool del)
 	struct ccaas_policy_head head;
 	struct sk_buff *msg;
 	int err, rem, n_params;
+	bool low_rto;
 	void *hdr;
 
 	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
@@ -543,6 +562,7 @@ static int ccaas_nl_policy_change(struct genl_info *info, bool del)
 		ccaas_policy_draft_free(draft);
 		return -ENOMEM;
 	}
+	low_rto = !del && ccaas_draft_low_rto(draft);
 
 	mutex_lock(&cn->lock);
 	if (del) {
@@ -558,6 +578,7 @@ static int ccaas_nl_policy_change(struct genl_info *info, bool del)
 		nlmsg_free(msg);
 		return err;
 	}
+	ccaas_nl_warn_low_rto(info, low_rto);
 	return ccaas_nl_reply_send(msg, hdr, info, &head);
 }
 
@@ -583,6 +604,7 @@ int ccaas_nl_policy_apply_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *a;
 	struct sk_buff *msg;
 	int err, rem;
+	bool low_rto;
 	void *hdr;
 
 	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
@@ -626,6 +648,7 @@ int ccaas_nl_policy_apply_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out_free;
 	}
+	low_rto = ccaas_draft_low_rto(draft);
 	mutex_lock(&cn->lock);
 	err = ccaas_policy_apply(cn, &req, draft, &head);
 	if (!err)
@@ -635,6 +658,7 @@ int ccaas_nl_policy_apply_doit(struct sk_buff *skb, struct genl_info *info)
 		nlmsg_free(msg);
 		return err;
 	}
+	ccaas_nl_warn_low_rto(info, low_rto);
 	return ccaas_nl_reply_send(msg, hdr, info, &head);
 
 out_free:

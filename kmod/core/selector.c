@@ -160,6 +160,14 @@ static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 
 	rcu_read_lock();
 	gen = ccaas_policy_current(cn);
+	/*
+	 * A ccaas CCA's header says which generation chose it: if that is
+	 * still the one in force, the choice at connect stands, and no
+	 * lookup is needed (other CCAs carry no header: looked up again).
+	 */
+	if (at == CCAAS_AT_CONNECTED && ccaas_registry_by_ops(cur) &&
+	    ccaas_sk_generation(sk) == gen->generation)
+		goto out;
 	ccaas_sk_scope(cn, sk, &scope);
 	rule = ccaas_policy_match(gen, &scope, sk);
 	if (!rule)
@@ -188,7 +196,8 @@ static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 	 */
 	err = ccaas_sk_switch(sk, ops, rule, gen->generation,
 			      at == CCAAS_AT_CHILD, CCALOG_SWITCH_SELECT);
-	if (!err && (at != CCAAS_AT_CONNECTED || ops != cur))
+	/* A connection is counted once, at connect or as a passive child. */
+	if (!err && at != CCAAS_AT_CONNECTED)
 		ccaas_count(cn, CCAAS_CNT_SELECTED, 1);
 	else if (err && err != -EOPNOTSUPP)
 		ccaas_count(cn, CCAAS_CNT_ERRORS, 1);

@@ -94,8 +94,9 @@ void ccaas_sk_scope(struct ccaas_net *cn, const struct sock *sk,
 				 TCPF_CLOSING | TCPF_LAST_ACK)
 
 /*
- * walk.c: @fn runs in process context with no lock held, with a reference
- * on the socket; it may sleep, but must not wait for the socket's owner:
+ * walk.c: @fn runs in process context, with a reference on the socket and
+ * no spinlock held (the caller may hold mutexes: genl's cb_lock and the
+ * namespace's); it may sleep, but must not wait for the socket's owner:
  * it returns false if a task owns the socket (sock_owned_by_user()), and
  * the walk offers it again a few times, briefly. @states: TCPF_* of the
  * sockets wanted (TCPF_LISTEN: listeners, which are in the listening hash).
@@ -105,7 +106,7 @@ typedef bool (*ccaas_sock_fn)(struct sock *sk, void *arg);
 unsigned int ccaas_walk_sockets(struct net *net, u32 states, ccaas_sock_fn fn,
 				void *arg);
 
-/* migrate.c: a pass over the established sockets and listeners; cannot fail. */
+/* migrate.c: a pass over the connections and listeners; cannot fail. */
 void ccaas_migrate(struct net *net, bool force,
 		   struct ccaas_migrate_stats *stats);
 void ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,

@@ -120,9 +120,8 @@ ccaas_stats_classify(const struct sock *sk, const struct tcp_congestion_ops *cur
 		     const struct ccaas_policy_gen *gen,
 		     const struct ccaas_rule *rule)
 {
-	const struct tcp_congestion_ops *holder;
-
 	const struct tcp_congestion_ops *want = rule->cca.ops;
+	const struct tcp_congestion_ops *holder;
 
 	if (cur == want)
 		return CCAAS_CLASS_ON_CCA;
@@ -133,7 +132,8 @@ ccaas_stats_classify(const struct sock *sk, const struct tcp_congestion_ops *cur
 	if (ccaas_sk_pinned(sk))
 		return CCAAS_CLASS_PINNED;
 	if (!ccaas_ecn_compatible(sk, want)) {
-		holder = ccaas_ecn_child_cca(gen, sk, true);
+		holder = ccaas_ecn_child_cca(gen, sk,
+					     !inet_csk(sk)->icsk_ca_initialized);
 		if (holder && ccaas_ops_on_cca(cur, holder))
 			return CCAAS_CLASS_HELD;
 		return CCAAS_CLASS_REFUSED;

@@ -171,10 +171,11 @@ static u32 ccaas_sk_default_rto_min(const struct sock *sk)
  * value the application (TCP_RTO_MIN_US) or a sockops program
  * (TCP_BPF_RTO_MIN, at passive-established, before the selector sees the
  * child) chose is kept, as is a listener's, which its children inherit.
- * Only a ccaas CCA's header can remember that the core wrote the field
- * (struct ccaas_sock.rto_set): a socket on another CCA keeps a rule's
- * value when a later rule has none. A locked route rto_min still wins over
- * all of them (tcp_rto_min()).
+ * A ccaas CCA's header remembers that the core wrote the field (struct
+ * ccaas_sock.rto_set); for a socket on another CCA, a migration or drain
+ * takes a value that a kept generation's rule for the socket would have
+ * written as the core's (ccaas_policy_wrote_rto()). A locked route rto_min
+ * still wins over all of them (tcp_rto_min()).
  *
  * Returns whether the socket now holds a value the core wrote.
  */
@@ -195,11 +196,19 @@ static bool ccaas_sk_apply_min_rto(struct sock *sk, const struct ccaas_rule *rul
 	return false;
 }
 
-/* Did the core write @sk's minimum RTO (see above)? */
-static bool ccaas_sk_rto_set(const struct sock *sk)
+/*
+ * Did the core write @sk's minimum RTO (see above)? A ccaas CCA's header
+ * says; for another CCA, a pass that holds the namespace's lock (@passes)
+ * asks the kept generations (ccaas_policy_wrote_rto()).
+ */
+static bool ccaas_sk_rto_set(struct sock *sk, bool passes)
 {
-	return ccaas_registry_by_ops(inet_csk(sk)->icsk_ca_ops) &&
-	       ccaas_sock(sk)->rto_set;
+	u32 rto_min = READ_ONCE(inet_csk(sk)->icsk_rto_min);
+
+	if (ccaas_registry_by_ops(inet_csk(sk)->icsk_ca_ops))
+		return ccaas_sock(sk)->rto_set;
+	return passes && rto_min != ccaas_sk_default_rto_min(sk) &&
+	       ccaas_policy_wrote_rto(ccaas_net(sock_net(sk)), sk, rto_min);
 }
 
 /* The core's mark on a ccaas CCA's header, after a switch or a refresh. */
@@ -213,7 +222,7 @@ static void ccaas_sk_mark_rto(struct sock *sk, bool set)
 void ccaas_sk_apply_rule_rto(struct sock *sk, const struct ccaas_rule *rule)
 {
 	ccaas_sk_mark_rto(sk, ccaas_sk_apply_min_rto(sk, rule,
-						     ccaas_sk_rto_set(sk)));
+						     ccaas_sk_rto_set(sk, true)));
 }
 
 /*
@@ -295,7 +304,7 @@ int ccaas_sk_switch(struct sock *sk, const struct tcp_congestion_ops *ops,
 	if (old != ops)
 		trace_ccalog_switch(sk, old->name, ops->name, reason, generation);
 
-	was_set = ccaas_sk_rto_set(sk);
+	was_set = ccaas_sk_rto_set(sk, reason != CCALOG_SWITCH_SELECT);
 	if (reinit && old->release)
 		old->release(sk);
 	/*
@@ -348,7 +357,7 @@ void ccaas_sk_apply_rule(struct sock *sk, const struct ccaas_rule *rule,
 			 u32 generation)
 {
 	const struct tcp_congestion_ops *cur = inet_csk(sk)->icsk_ca_ops;
-	bool set = ccaas_sk_apply_min_rto(sk, rule, ccaas_sk_rto_set(sk));
+	bool set = ccaas_sk_apply_min_rto(sk, rule, ccaas_sk_rto_set(sk, true));
 
 	if (rule->cca.cca && ccaas_ops_on_cca(cur, rule->cca.ops))
 		ccaas_sk_fill_header(sk, rule, generation);

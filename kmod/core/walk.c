@@ -21,6 +21,7 @@
  * again after the table, every millisecond for up to a second: a task in
  * a send() or recv() lets go between its copies. What is still owned then
  * is counted and reported (a migration's "busy"); the next pass moves it.
+ * A fatal signal to the requesting task ends the offers at once.
  *
  * A chain longer than one batch is resumed by count, as the kernel's
  * iterator resumes: every matching socket passed counts, whether its
@@ -41,6 +42,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <net/inet_hashtables.h>
 #include <net/tcp.h>
@@ -115,7 +117,7 @@ static void ccaas_walk_offer(struct ccaas_walk *w, struct sock *sk)
 	}
 	if (!w->busy && !w->lost)
 		w->busy = kvmalloc_array(CCAAS_WALK_BUSY_MAX,
-					 sizeof(*w->busy), GFP_KERNEL);
+					 sizeof(*w->busy), GFP_KERNEL_ACCOUNT);
 	if (w->busy && w->n_busy < CCAAS_WALK_BUSY_MAX) {
 		w->busy[w->n_busy++] = sk;
 		return;
@@ -130,7 +132,8 @@ static unsigned int ccaas_walk_retry(struct ccaas_walk *w)
 	unsigned long end = jiffies + msecs_to_jiffies(CCAAS_WALK_RETRY_MS);
 	unsigned int i, left;
 
-	while (w->n_busy && time_before(jiffies, end)) {
+	while (w->n_busy && time_before(jiffies, end) &&
+	       !fatal_signal_pending(current)) {
 		usleep_range(CCAAS_WALK_RETRY_US, 2 * CCAAS_WALK_RETRY_US);
 		for (i = 0, left = 0; i < w->n_busy; i++) {
 			struct sock *sk = w->busy[i];

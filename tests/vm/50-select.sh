@@ -178,7 +178,8 @@ socks = [s for s in json.load(sys.stdin) if s["dport"] == 5001]
 assert len(socks) == 1, socks
 s = socks[0]
 assert s["cca"] == "cca_dctcp" and s["policy_cca"] == "cca_dctcp", s
-assert 1000 <= s["min_rto_us"] <= 4000, s
+# 1 ms, rounded up to two jiffies, the least the kernel takes (8 ms at HZ=250)
+assert 2000 <= s["min_rto_us"] <= 8000, s
 ' || fail select_knobs "sock show: $json"
 }
 
