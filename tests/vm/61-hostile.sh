@@ -24,6 +24,7 @@
 #
 # Hosts a (clients) and b (servers). Ports 6100-6105.
 # vm-debug: yes
+# vm-debug-skip: min_rto_owner drain_route_lock takeover_list_new_conns
 # vm-lines: newest
 # vm-timeout: 240
 
@@ -43,8 +44,7 @@ h_setup() {
 
 # h_wait FILE: wait for a helper's READY file (up to 30 s)
 h_wait() {
-	local i
-	for i in $(seq 300); do [ -e "$1" ] && return 0; sleep 0.1; done
+	for _ in $(seq 300); do [ -e "$1" ] && return 0; sleep 0.1; done
 	return 1
 }
 
@@ -101,7 +101,7 @@ test_lock_holder_migrate() {
 # listeners and children on cca_dctcp (children fall back to Reno: the
 # clients do not ask for ECN). A drain must leave nothing on cca_dctcp.
 test_drain_every_state() {
-	local rdy=/tmp/h_states out st left i
+	local rdy=/tmp/h_states out st left
 	netns_cleanup
 	netns_pair a b || return 1
 	"$CCACTL" -n b policy set default cca cca_dctcp >/dev/null || return 1
@@ -133,7 +133,7 @@ sys.exit(n != 4)' || fail drain_every_state "stats: $out" || return 1
 		ns b ss -tinH state "$st" | grep -q " cubic " ||
 			fail drain_every_state "$st not on cubic: $(ns b ss -tinaH state "$st")" || return 1
 	done
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		rmmod tcp_cca_dctcp 2>/dev/null && break
 		sleep 0.2
 	done
@@ -158,12 +158,12 @@ h_unblock_syns() {
 # h_syn_sent: a connect()s to b:6101 from a background task, which holds the
 # connection open once established; prints a's local port once in SYN_SENT
 h_syn_sent() {
-	local i port
+	local port
 	ns a python3 -c '
 import socket, sys, time
 s = socket.create_connection((sys.argv[1], 6101), timeout=120)
 time.sleep(120)' "$PAIR_B_IP" >/dev/null 2>&1 &
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		port=$(ns a ss -tnH state syn-sent "( dport = :6101 )" | awk '{ sub(/.*:/, "", $3); print $3 }')
 		[ -n "$port" ] && { echo "$port"; return 0; }
 		sleep 0.1

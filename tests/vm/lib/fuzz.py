@@ -101,7 +101,9 @@ class Op:
     def __init__(self, num, y):
         self.num, self.name = num, y["name"]
         self.set = y.get("attribute-set")
-        self.admin = "admin-perm" in y.get("flags", [])
+        # CAP_NET_ADMIN, in the initial user namespace or the netns owner's
+        self.admin = bool({"admin-perm", "uns-admin-perm"} &
+                          set(y.get("flags", [])))
         self.notify = "notify" in y or "event" in y
         self.do = "do" in y
         self.dump = "dump" in y
