@@ -61,6 +61,9 @@ struct ccaas_migrate_ctx {
 	const struct tcp_congestion_ops *drain_from;
 	const struct tcp_congestion_ops *drain_to;
 	const struct tcp_congestion_ops *drain_default;
+	/* the drained CCA's fallback ops, if it is a ccaas CCA */
+	const struct tcp_congestion_ops *drain_fallback;
+	bool drain_registered;
 	struct ccaas_migrate_stats stats;
 };
 
@@ -189,26 +192,19 @@ static enum ccaas_move ccaas_migrate_listener(struct sock *sk,
 }
 
 /*
- * May @sk, not owned, be on @cca? Pointers only: the socket's ops may be
- * a module's going away (setsockopt() drops the old reference before it
- * stores the new ops), so they are not dereferenced. @cca's own ops and
- * fallback ops are known; an in-tree CCA's fallback ("<name>-reno") is
- * only found under the lock.
+ * May @sk, not owned, be on the drained CCA? Pointers only: the socket's
+ * ops may be a module's going away (setsockopt() drops the old reference
+ * before it stores the new ops), so they are not dereferenced. The drained
+ * CCA's own ops and fallback ops are known (looked up once a pass); an
+ * in-tree CCA's fallback ("<name>-reno") is only found under the lock.
  */
 static bool ccaas_migrate_maybe_on(const struct sock *sk,
-				   const struct tcp_congestion_ops *cca)
+				   const struct ccaas_migrate_ctx *ctx)
 {
 	const struct tcp_congestion_ops *cur = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
-	const struct ccaas_cca *reg;
-	bool maybe;
 
-	if (cur == cca)
-		return true;
-	rcu_read_lock();
-	reg = ccaas_registry_by_ops(cca);
-	maybe = reg ? cur == reg->fallback_ops : true;
-	rcu_read_unlock();
-	return maybe;
+	return cur == ctx->drain_from || !ctx->drain_registered ||
+	       cur == ctx->drain_fallback;
 }
 
 /* Returns false if a task owns @sk: the walk offers it again later. */
@@ -222,7 +218,7 @@ static bool ccaas_migrate_one(struct sock *sk, void *arg)
 	 * A drain looks only at its CCA's sockets, and a busy socket on
 	 * another is none of its business: compare the ops first.
 	 */
-	if (ctx->drain_from && !ccaas_migrate_maybe_on(sk, ctx->drain_from))
+	if (ctx->drain_from && !ccaas_migrate_maybe_on(sk, ctx))
 		return true;
 
 	local_bh_disable();
@@ -294,6 +290,13 @@ void ccaas_drain(struct net *net, const struct tcp_congestion_ops *from,
 		.drain_to = to,
 		.drain_default = fallback,
 	};
+	const struct ccaas_cca *reg;
 
+	/* @from's module is held by the caller: its registration stays. */
+	rcu_read_lock();
+	reg = ccaas_registry_by_ops(from);
+	ctx.drain_registered = reg;
+	ctx.drain_fallback = reg ? reg->fallback_ops : NULL;
+	rcu_read_unlock();
 	ccaas_migrate_run(net, &ctx, stats);
 }
