@@ -240,22 +240,26 @@ static void send(struct cubic_fixture *f, u32 pkts)
 /*
  * One ACK for @pkts packets, @ce of them CE-marked, with ECE if @ece, @us
  * after the previous one. Runs what tcp_ack() runs for a CCA without
- * cong_control: in_ack_event(), then on ECE tcp_enter_cwr() (ssthresh() and
- * CWR, if not already reducing), then, if @grow and the state is Open,
- * cong_avoid().
+ * cong_control, in its order (the same on 6.1, 6.12 and 7.3):
+ * tcp_clean_rtx_queue() counts delivered and delivered_ce; in_ack_event()
+ * (tcp_in_ack_event()); on ECE, tcp_fastretrans_alert() -> tcp_try_to_open()
+ * -> the stack's own tcp_enter_cwr() (ssthresh() and CWR, unless already
+ * reducing); then tcp_cong_control(): if @grow and the state is Open,
+ * cong_avoid() (PRR in CWR and Recovery is not modelled: end_reduction()
+ * lands cwnd on ssthresh as tcp_end_cwnd_reduction() does). ECE needs ECN
+ * on (tcp_ecn_rcv_ecn_echo()).
  */
 static void ack(struct cubic_fixture *f, u32 pkts, u32 ce, bool ece,
 		bool grow, u32 us)
 {
+	ece = ece && (f->tp->ecn_flags & TCP_ECN_OK);
 	f->tp->tcp_mstamp += us;
 	f->tp->snd_una += pkts * MSS;
 	f->tp->delivered += pkts;
 	f->tp->delivered_ce += ce;
 	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | (ece ? CA_ACK_ECE : 0));
-	if (ece && ca_state(f) < TCP_CA_CWR) {
-		f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-		set_state(f, TCP_CA_CWR);
-	}
+	if (ece)
+		tcp_enter_cwr(f->sk);
 	if (grow && ca_state(f) == TCP_CA_Open)
 		f->ops->cong_avoid(f->sk, f->tp->snd_una, pkts);
 }
@@ -382,10 +386,8 @@ static void cubic_timeout_probes_from_new_window(struct kunit *test)
 	start(f, false, rtt);
 	tcp_snd_cwnd_set(f->tp, 1000);
 	/* tcp_enter_loss(): ssthresh(), CA_EVENT_LOSS, cwnd 1, Loss */
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
-	tcp_snd_cwnd_set(f->tp, 1);
-	set_state(f, TCP_CA_Loss);
+	cca_test_enter_loss(f->sk);
+	KUNIT_ASSERT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
 	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 700U);
 	/* slow start back to ssthresh (cong_avoid() in Loss), then Open */
 	for (i = 0; i < 1000 && tcp_snd_cwnd(f->tp) < f->tp->snd_ssthresh; i++) {
@@ -418,9 +420,7 @@ static void cubic_loss_cuts_to_beta(struct kunit *test)
 
 	/* a timeout: ssthresh(), then CA_EVENT_LOSS, then the Loss state */
 	tcp_snd_cwnd_set(f->tp, 200);
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
-	set_state(f, TCP_CA_Loss);
+	cca_test_enter_loss(f->sk);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 140U);
 }
 
@@ -527,8 +527,7 @@ static void cubic_loss_overrides_ecn_cut(struct kunit *test)
 	ack(f, 8, 0, false, false, 100);	/* ends the round */
 	send(f, 8);
 	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | CA_ACK_ECE);
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
+	cca_test_enter_loss(f->sk);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 }
 

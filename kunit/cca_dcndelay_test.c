@@ -100,18 +100,24 @@ static void send(struct sim *s, u32 pkts)
 	s->tp->snd_nxt += pkts * MSS;
 }
 
-/* The stack's tcp_enter_cwr() and the end of CWR (tcp_end_cwnd_reduction). */
+/*
+ * The stack's own tcp_enter_cwr(): prior_ssthresh and undo_marker cleared,
+ * then tcp_init_cwnd_reduction() (high_seq = snd_nxt, snd_cwnd_cnt = 0,
+ * prior_cwnd, PRR counters, ssthresh()) and tcp_set_ca_state(CWR), which
+ * tells set_state() first. Nothing happens if a reduction is under way.
+ */
 static void enter_cwr(struct sim *s)
 {
-	struct tcp_sock *tp = s->tp;
-
-	tp->high_seq = tp->snd_nxt;
-	tp->prior_cwnd = tcp_snd_cwnd(tp);
-	tp->snd_ssthresh = ops_now(s)->ssthresh(s->sk);
-	tp->snd_cwnd_cnt = 0;
-	set_ca_state(s, TCP_CA_CWR);
+	tcp_enter_cwr(s->sk);
 }
 
+/*
+ * The end of CWR, as tcp_fastretrans_alert() ends it once snd_una is past
+ * high_seq: tcp_end_cwnd_reduction() sets cwnd to ssthresh, then
+ * tcp_set_ca_state(Open). PRR's gradual descent in between
+ * (tcp_cwnd_reduction()) is left out: these cases read ssthresh, and
+ * cwnd only once the reduction is over.
+ */
 static void end_cwr(struct sim *s)
 {
 	tcp_snd_cwnd_set(s->tp, s->tp->snd_ssthresh);
@@ -119,22 +125,33 @@ static void end_cwr(struct sim *s)
 }
 
 /*
- * One ACK for @pkts packets, @ce of them CE-marked (echoed as ECE), with an
- * RTT sample of @rtt_us, in the order of tcp_ack() on 6.12: pkts_acked()
- * from tcp_clean_rtx_queue(), in_ack_event(), tcp_fastretrans_alert() (CWR
- * entry and exit), then tcp_cong_control().
+ * One ACK for @pkts packets, with ECE if @ce (the receiver saw CE) and ECN
+ * is on, with an RTT sample of @rtt_us, in the order of tcp_ack() (the same on 6.1, 6.12
+ * and 7.3):
+ *  1. tcp_clean_rtx_queue(): snd_una moves, tcp_count_delivered() counts
+ *     delivered and delivered_ce, then pkts_acked() with the RTT sample;
+ *  2. tcp_in_ack_event(): in_ack_event(CA_ACK_SLOWPATH | CA_ACK_ECE);
+ *  3. tcp_fastretrans_alert() (the ACK is dubious: ECE, or not Open): CWR
+ *     ends first once snd_una is past high_seq (D), then an ECE ACK goes
+ *     tcp_try_to_open() -> tcp_enter_cwr() (E), which needs TCP_ECN_OK
+ *     (tcp_ecn_rcv_ecn_echo());
+ *  4. tcp_cong_control(): cong_avoid() unless in CWR or Recovery
+ *     (tcp_in_cwnd_reduction(); PRR there, not modelled).
  */
 static void ack(struct sim *s, u32 pkts, u32 ce, s32 rtt_us)
 {
 	struct ack_sample sample = { .pkts_acked = pkts, .rtt_us = rtt_us };
 	struct tcp_sock *tp = s->tp;
+	bool ece = ce && (tp->ecn_flags & TCP_ECN_OK);
 	u32 flags = CA_ACK_SLOWPATH;
 
+	/* an ECE ACK counts all it acks as CE (tcp_count_delivered()) */
 	tp->snd_una += pkts * MSS;
 	tp->delivered += pkts;
-	tp->delivered_ce += ce;
-	if (ce)
+	if (ece) {
+		tp->delivered_ce += pkts;
 		flags |= CA_ACK_ECE;
+	}
 
 	if (ops_now(s)->pkts_acked)
 		ops_now(s)->pkts_acked(s->sk, &sample);
@@ -145,8 +162,7 @@ static void ack(struct sim *s, u32 pkts, u32 ce, s32 rtt_us)
 		/* CWR is held until data above high_seq is acknowledged. */
 		if (ca_state(s) == TCP_CA_CWR && after(tp->snd_una, tp->high_seq))
 			end_cwr(s);
-		if (ce && (tp->ecn_flags & TCP_ECN_OK) &&
-		    ca_state(s) < TCP_CA_CWR)
+		if (ece)
 			enter_cwr(s);
 	}
 	if (ca_state(s) != TCP_CA_CWR && ca_state(s) != TCP_CA_Recovery)
@@ -473,8 +489,7 @@ static void dcn_rto_keeps_819_of_1024(struct kunit *test)
 
 	start_ca(s, 1000, true);
 	/* tcp_enter_loss(): ssthresh(), CA_EVENT_LOSS, then cwnd = 1. */
-	s->tp->snd_ssthresh = ops_now(s)->ssthresh(s->sk);
-	ops_now(s)->cwnd_event(s->sk, CA_EVENT_LOSS);
+	cca_test_enter_loss(s->sk);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 799U);	/* 819000 / 1024 */
 }
 

@@ -109,13 +109,21 @@ static void send(struct dctcp_fixture *f, u32 pkts)
 	f->tp->snd_nxt += pkts * f->tp->mss_cache;
 }
 
-/* One ACK for @pkts packets, @ce of them CE-marked. */
-static void ack(struct dctcp_fixture *f, u32 pkts, u32 ce)
+/*
+ * One ACK for @pkts packets, with ECE if @ece, as tcp_ack() delivers it:
+ * tcp_clean_rtx_queue() counts the packets delivered, all of them CE on an
+ * ECE ACK (tcp_count_delivered(); a DCTCP receiver ACKs at once when the CE
+ * state changes, so an ACK never covers marked and unmarked packets), then
+ * tcp_in_ack_event() (header prediction fails on ECE: the slow path).
+ */
+static void ack(struct dctcp_fixture *f, u32 pkts, bool ece)
 {
 	f->tp->snd_una += pkts * f->tp->mss_cache;
 	f->tp->delivered += pkts;
-	f->tp->delivered_ce += ce;
-	f->ops->in_ack_event(f->sk, 0);
+	if (ece)
+		f->tp->delivered_ce += pkts;
+	f->ops->in_ack_event(f->sk, ece ? CA_ACK_SLOWPATH | CA_ACK_ECE :
+					   CA_ACK_WIN_UPDATE);
 }
 
 /* alpha as `ss -ti` sees it, through get_info(). */
@@ -144,21 +152,21 @@ static void dctcp_alpha_updates_once_per_round(struct kunit *test)
 
 	/* Round 1: 10 ACKs of 1 packet, none marked. */
 	for (i = 0; i < 9; i++) {
-		ack(f, 1, 0);
+		ack(f, 1, false);
 		KUNIT_EXPECT_EQ_MSG(test, alpha_of(test, f), 1024U,
 				    "alpha moved mid-round, ACK %d", i);
 	}
 	/* Round 2 leaves before round 1's last ACK arrives. */
 	send(f, 10);
-	ack(f, 1, 0);
+	ack(f, 1, false);
 	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 960U);
 
 	/* Round 2 (delayed ACKs: 2 packets each), all marked. */
 	for (i = 0; i < 4; i++) {
-		ack(f, 2, 2);
+		ack(f, 2, true);
 		KUNIT_EXPECT_EQ(test, alpha_of(test, f), 960U);
 	}
-	ack(f, 2, 2);
+	ack(f, 2, true);
 	/* 960 - 960/16 + 1024/16 */
 	KUNIT_EXPECT_EQ(test, alpha_of(test, f), 964U);
 }
@@ -169,11 +177,18 @@ static void dctcp_cut_follows_alpha(struct kunit *test)
 	int round;
 
 	start(f, true);
-	/* 40 unmarked rounds drain alpha; then a quarter marked for 80. */
+	/*
+	 * 40 unmarked rounds drain alpha; then a quarter marked for 80. Each
+	 * round's last ACK comes after the next round left, as ACK clocking
+	 * sends it: the round the CCA sees is the 8 packets of one flight.
+	 */
+	send(f, 8);
 	for (round = 0; round < 120; round++) {
+		ack(f, 3, false);
+		ack(f, 1, round >= 40);
+		ack(f, 3, false);
 		send(f, 8);
-		ack(f, 4, round < 40 ? 0 : 1);
-		ack(f, 4, round < 40 ? 0 : 1);
+		ack(f, 1, round >= 40);
 	}
 	/* alpha converges on F = 1/4 = 256/1024 (EWMA, within 2 %). */
 	KUNIT_EXPECT_GE(test, alpha_of(test, f), 250U);
@@ -195,7 +210,7 @@ static void dctcp_loss_halves_and_undo_restores(struct kunit *test)
 	/* Drain alpha so an ECN cut would be tiny: 1024 needs ~110 rounds. */
 	for (round = 0; round < 200 && alpha_of(test, f); round++) {
 		send(f, 4);
-		ack(f, 4, 0);
+		ack(f, 4, false);
 	}
 	KUNIT_ASSERT_EQ(test, alpha_of(test, f), 0U);
 	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 100U);

@@ -656,10 +656,7 @@ static void hp_timeout_halves(struct kunit *test)
 
 	start(f, 100);
 	/* The stack's tcp_enter_loss(): ssthresh(), the event, cwnd = 1. */
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
-	tcp_snd_cwnd_set(f->tp, 1);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Loss;
+	cca_test_enter_loss(f->sk);
 	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 50U);
 	/* Slow start from 1, not a jump to W: +1 per packet acked. */
 	ack_full(f, 1, HT_T_US / 8, HT_T_US, 10, 0, false);

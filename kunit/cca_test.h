@@ -99,4 +99,22 @@ static inline struct tcp_sock *cca_test_sock(struct kunit *test, u32 mss,
 	return tp;
 }
 
+/*
+ * The retransmission timer fires on @sk: the stack's own tcp_enter_loss()
+ * (exported by the sanitizer kernel, scripts/debug-kernel/kunit-exports.c).
+ * It begins with tcp_timeout_mark_lost(), which marks every packet not
+ * SACKed lost by walking the retransmit queue; a test socket has no skbs,
+ * so the counters it leaves are set here first. Then, in the stack's
+ * order: ssthresh(), cwnd_event(CA_EVENT_LOSS), cwnd = packets in flight
+ * + 1 (one), tcp_set_ca_state(Loss) (set_state() first).
+ */
+static inline void cca_test_enter_loss(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	tp->lost_out = tp->packets_out - tp->sacked_out;
+	tp->retrans_out = 0;
+	tcp_enter_loss(sk);
+}
+
 #endif /* _CCAAS_KUNIT_CCA_TEST_H */

@@ -855,11 +855,9 @@ static void xr_timeout_returns_to_slow_start(struct kunit *test)
 	start(f, 100);
 	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_CA);
 	/* The stack's tcp_enter_loss(): ssthresh(), event, cwnd = 1. */
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	cca_test_enter_loss(f->sk);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
-	f->ops->cwnd_event(f->sk, CA_EVENT_LOSS);
-	tcp_snd_cwnd_set(f->tp, 1);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Loss;
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_SS);
 	/* Slow start up to ssthresh, then Cubic. */
 	send(f, 200);

@@ -31,6 +31,49 @@
  *
  * Every ACK and event is a step of the trace: cwnd, ssthresh and ca_state
  * after it, in the phase the test named last (tm_phase()).
+ *
+ * The order of tm_ack(), checked against tcp_ack() of each pinned line
+ * (net/ipv4/tcp_input.c of Debian's 6.1 and 6.12 and of 7.3; the order of
+ * what a CCA sees is the same on the three):
+ *
+ *   tm_ack()                          tcp_ack()
+ *   1. snd_una advanced, retransmits  FLAG_SND_UNA_ADVANCED,
+ *      cleared                        icsk_retransmits = 0
+ *   2. fast path, or SACK, ECE and    header prediction; else
+ *      their delivered count          tcp_sacktag_write_queue(),
+ *                                     tcp_ecn_rcv_ecn_echo() -> FLAG_ECE,
+ *                                     tcp_count_delivered(sack_delivered)
+ *   3. no_queue: in_ack_event, undo   no_queue: tcp_in_ack_event(), then
+ *      on a D-SACK                    tcp_fastretrans_alert() on a D-SACK
+ *   4. cumulative ACK: delivered and  tcp_clean_rtx_queue():
+ *      delivered_ce counted, then     tcp_count_delivered(ece), then
+ *      pkts_acked()                   pkts_acked(); 7.3 then runs
+ *                                     tcp_accecn_process() (AccECN only)
+ *   5. tm_in_ack_event()              tcp_in_ack_event()
+ *   6. -                              tcp_process_tlp_ack(): no TLP here
+ *   7. tm_fastretrans_alert() if      tcp_fastretrans_alert() if
+ *      dubious                        tcp_ack_is_dubious()
+ *   8. tm_cong_control()              tcp_rate_gen() (not mirrored), then
+ *                                     tcp_cong_control(): PRR in CWR and
+ *                                     Recovery, else cong_avoid()
+ *   9. tm_fill(): lost packets, then  tcp_xmit_recovery(), then
+ *      new data                       tcp_data_snd_check() after tcp_ack()
+ *
+ * tm_fastretrans_alert() keeps tcp_fastretrans_alert()'s steps A (ECE
+ * clears prior_ssthresh), D (state exits: CWR once snd_una passes
+ * high_seq; Recovery through tcp_try_undo_recovery() and
+ * tcp_end_cwnd_reduction()) and E (Recovery: D-SACK undo, loss marking,
+ * a new recovery; Loss: tcp_process_loss(); Open, Disorder and CWR: undo,
+ * loss marking, tcp_try_to_open() -> tcp_enter_cwr() on ECE, or
+ * tcp_enter_recovery()). So on an ECE ACK, as in the stack, the CE is
+ * counted (4) before ssthresh() runs (7). What is left out, on purpose:
+ * SACK reneging (B), partial undo (needs timestamps), MTU probes, F-RTO
+ * (the scripts run as with tcp_frto=0), TLP, pacing, and lost
+ * retransmissions (FLAG_LOST_RETRANS: tm_drop() refuses to drop one). The
+ * lines differ only where the mirror does not follow: 6.12 added
+ * tcp_update_rto_time() in the Loss case, 7.3 removed the non-RACK
+ * scoreboard (tcp_update_scoreboard()), and 7.3's tcp_count_delivered()
+ * counts ECE only in RFC 3168 mode (AccECN counts CE from the ACE field).
  */
 #ifndef _CCAAS_KUNIT_TCP_MIRROR_H
 #define _CCAAS_KUNIT_TCP_MIRROR_H
@@ -78,6 +121,7 @@ struct tm_pkt {
 /* One transmission on the wire: the packet it carries. */
 struct tm_tx {
 	u32 pkt;
+	bool retx;		/* a retransmission (see tm_drop()) */
 };
 
 struct tm_step {
@@ -176,6 +220,7 @@ static inline void tm_transmit(struct tm_flow *f, u32 n)
 	KUNIT_ASSERT_LT(f->test, f->wire_len, (u32)TM_RING);
 	tx = &f->wire[(f->wire_head + f->wire_len++) % TM_RING];
 	tx->pkt = n;
+	tx->retx = false;
 }
 
 /* tcp_retransmit_skb() of lost packet @n (undo and retrans_stamp too). */
@@ -195,6 +240,7 @@ static inline void tm_retransmit(struct tm_flow *f, u32 n)
 		tp->undo_retrans = 0;
 	tp->undo_retrans++;
 	tm_transmit(f, n);
+	f->wire[(f->wire_head + f->wire_len - 1) % TM_RING].retx = true;
 }
 
 /* tcp_write_xmit() of one new packet (tcp_event_new_data_sent()). */
@@ -773,12 +819,21 @@ static inline void tm_rounds(struct tm_flow *f, u32 rounds)
 		tm_arrive(f, f->wire_len);
 }
 
-/* The @n transmissions at position @pos on the wire are lost. */
+/*
+ * The @n transmissions at position @pos on the wire are lost. Never a
+ * retransmission: the stack's RACK finds a lost retransmission
+ * (FLAG_LOST_RETRANS), which moves tcp_fastretrans_alert() from Loss to
+ * Recovery, and the mirror's loss detection does not model that.
+ */
 static inline void tm_drop(struct tm_flow *f, u32 pos, u32 n)
 {
 	u32 i;
 
 	KUNIT_ASSERT_LE(f->test, pos + n, f->wire_len);
+	for (i = pos; i < pos + n; i++)
+		KUNIT_ASSERT_FALSE_MSG(f->test,
+				       f->wire[(f->wire_head + i) % TM_RING].retx,
+				       "%s: a retransmission dropped", f->cca);
 	for (i = pos; i + n < f->wire_len; i++)
 		f->wire[(f->wire_head + i) % TM_RING] =
 			f->wire[(f->wire_head + i + n) % TM_RING];
