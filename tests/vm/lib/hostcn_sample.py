@@ -11,9 +11,9 @@ data streams and its control connection), then OMIT seconds more (slow
 start), then reads the limiter's counters and, until file DONE exists (the
 caller makes it when the transfer is over; DONE.ready is made first, when
 this process is ready to watch),
-every second: the connections' smoothed RTT less their minimum RTT (the
-queueing each sees), and for LIMITER "tc" the backlog of the pfifo leaf
-on eth0. At the end the counters again. LIMITER "tc" reads the pfifo's
+every second the connections' smoothed RTT less their minimum RTT (the
+queueing each sees), and for LIMITER "tc" ten times a second the backlog
+of the pfifo leaf on eth0. At the end the counters again. LIMITER "tc" reads the pfifo's
 counters (tc -s -j), anything else the BPF limiter's map MAP (bpftool).
 REPORT (JSON): reached, dropped, cn (passed with CN) and vq_sum (sum of the
 virtual queue over passed packets, bytes) over the sampled window, the
@@ -27,6 +27,7 @@ import re
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 FIELDS = ("rate", "mark_thresh", "drop_thresh", "cn", "last_ns", "vq",
@@ -92,26 +93,49 @@ def main(argv):
     print("hostcn_sample: streams up after %.1f s" % (time.monotonic() - t0), file=sys.stderr)
     time.sleep(omit)
     c0 = counters(limiter, path)
-    backlog, excess, samples = [], [], 0
+    # The pfifo's backlog ten times a second from one `tc -batch` process
+    # (a process per sample would disturb the emulated CPU): a handful of
+    # samples of a sawtooth queue moved its mean by a factor of two.
+    tcb = None
+    if limiter == "tc":
+        tcb = subprocess.Popen(["tc", "-s", "-b", "-"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        # read as it comes: a full pipe would stop tc, then this writer
+        tcout = []
+        reader = threading.Thread(target=lambda: tcout.append(tcb.stdout.read()))
+        reader.start()
+    excess, samples, tick = [], 0, 0
     while not os.path.exists(done):
-        samples += 1
-        for c in conns(port):
-            m = re.search(r" rtt:([0-9.]+)/", c)
-            n = re.search(r" minrtt:([0-9.]+)", c)
-            a = re.search(r" bytes_acked:([0-9]+)", c)
-            # the data streams, not iperf3's control connection
-            if m and n and a and int(a.group(1)) > 100000:
-                excess.append(float(m.group(1)) - float(n.group(1)))
-        if limiter == "tc":
-            backlog.append(pfifo().get("qlen", 0))
-        # each sample costs the emulated CPU two processes: not more often
-        for _ in range(10):
-            if os.path.exists(done):
-                break
-            time.sleep(0.1)
+        if tick % 10 == 0:
+            # the RTTs once a second: ss is a process of its own
+            samples += 1
+            for c in conns(port):
+                m = re.search(r" rtt:([0-9.]+)/", c)
+                n = re.search(r" minrtt:([0-9.]+)", c)
+                a = re.search(r" bytes_acked:([0-9]+)", c)
+                # the data streams, not iperf3's control connection
+                if m and n and a and int(a.group(1)) > 100000:
+                    excess.append(float(m.group(1)) - float(n.group(1)))
+        if tcb:
+            tcb.stdin.write("qdisc show dev eth0\n")
+            tcb.stdin.flush()
+        tick += 1
+        time.sleep(0.1)
+    backlog = []
+    if tcb:
+        tcb.stdin.close()
+        reader.join()
+        tcb.wait()
+        kind = None
+        for line in "".join(tcout).splitlines():
+            w = line.split()
+            if w and w[0] == "qdisc":
+                kind = w[1]
+            elif kind == "pfifo" and w and w[0] == "backlog" and w[2].endswith("p"):
+                backlog.append(int(w[2][:-1]))
     c1 = counters(limiter, path)
-    print("hostcn_sample: %d samples until %.1f s" % (samples, time.monotonic() - t0),
-          file=sys.stderr)
+    print("hostcn_sample: %d RTT and %d backlog samples until %.1f s"
+          % (samples, len(backlog), time.monotonic() - t0), file=sys.stderr)
     d = [b - a for a, b in zip(c0, c1)]
     with open(report, "w") as f:
         json.dump({"reached": d[0], "dropped": d[1], "cn": d[2], "vq_sum": d[3],
