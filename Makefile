@@ -13,6 +13,8 @@
 #   make fuzz                 the netlink fuzzer for longer (tests/vm/90-fuzz.sh):
 #                             FUZZ_SECONDS (1800), FUZZ_MESSAGES, FUZZ_SEED, KERNELS
 #   make soak SOAK_SECONDS=600 [SOAK_SEED=N]   the race soak, longer (sanitizer kernel)
+#   make coverage [T=PATTERN] line and branch coverage of kmod/ by KUnit and the
+#                             VM files (gcov, sanitizer kernel; scripts/coverage.sh)
 
 include scripts/versions.conf
 
@@ -30,7 +32,7 @@ PINNED := $(KVER_6_1) $(KVER_6_12) $(KVER_7_3)
 ROOTED := $(foreach v,$(filter KROOT_%,$(.VARIABLES)),$(KVER_$(v:KROOT_%=%)))
 kmake_of = $(if $(filter $1,$(ROOTED)),scripts/buildroot.sh $1 -- make,$(MAKE))
 
-.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install install-tools bench demo fuzz soak
+.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install install-tools bench demo fuzz soak coverage
 
 all: modules
 
@@ -93,6 +95,11 @@ soak:
 
 checkpatch:
 	T=checkpatch tests/build/run.sh
+
+# Three VMs side by side unless T names the files: about 30 minutes.
+COVERAGE_GROUPS := '@(0|1|2)[0-9]-*' '@(3|4|5|6)[0-9]-*' '@(7|8|9)[0-9]-*'
+coverage:
+	scripts/coverage.sh $(if $(T),-t '$(T)',$(addprefix -t ,$(COVERAGE_GROUPS)))
 
 bench:
 	bench/run.sh

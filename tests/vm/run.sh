@@ -40,6 +40,8 @@ usage() {
 	exit 2
 }
 
+# the modules' build (make coverage builds its own, with gcov)
+build=${CCAAS_BUILD_DIR:-$root/build}
 kvers="" pattern="" parallel=0 verbose=0 alone="" exclude="" debug_twin="" lines=""
 while getopts "k:L:t:X:x:djvh" opt; do
 	case "$opt" in
@@ -83,7 +85,9 @@ select_files() {
 	for f in "$vmdir"/[0-9][0-9]-*.sh; do
 		[ -f "$f" ] || continue
 		if [ "$1" = "$KVER_DEBUG" ]; then
-			grep -qE '^# vm-debug: *(yes|only)' "$f" || continue
+			# CCAAS_VM_ALL_FILES=1 (make coverage): every file
+			[ "${CCAAS_VM_ALL_FILES:-0}" = 1 ] ||
+				grep -qE '^# vm-debug: *(yes|only)' "$f" || continue
 		else
 			! grep -qE '^# vm-debug: *only' "$f" || continue
 			# -d: the sanitizer kernel, built from this kernel's
@@ -126,9 +130,9 @@ select_files() {
 		# found X in the kernel's headers
 		req=$(sed -nE 's/^# vm-requires: *([A-Z0-9_]+).*/\1/p' "$f" | head -n 1)
 		if [ -n "$req" ] &&
-			! grep -qw "$req" "$root/build/$1/kmod/compat/compat-generated.h" 2>/dev/null; then
+			! grep -qw "$req" "$build/$1/kmod/compat/compat-generated.h" 2>/dev/null; then
 			[ -n "${quiet_skips:-}" ] ||
-				echo "vm-$(ccaas_short_kver "$1"): $(basename "$f") not run: $req not in the kernel's headers (build/$1/kmod/compat/compat-generated.h)" >&2
+				echo "vm-$(ccaas_short_kver "$1"): $(basename "$f") not run: $req not in the kernel's headers ($build/$1/kmod/compat/compat-generated.h)" >&2
 			continue
 		fi
 		case "$alone" in
@@ -273,7 +277,8 @@ run_kernel() {
 	[ "$verbose" = 0 ] || q=""
 	local pass=() v
 	# the fuzzer's knobs (tests/vm/90-fuzz.sh), when given
-	for v in FUZZ_MESSAGES FUZZ_SECONDS FUZZ_SEED CCAAS_VM_FILE_TIMEOUT_MIN CCAAS_KUNIT_FILTER; do
+	for v in FUZZ_MESSAGES FUZZ_SECONDS FUZZ_SEED CCAAS_VM_FILE_TIMEOUT_MIN CCAAS_KUNIT_FILTER \
+		CCAAS_VM_GCOV; do
 		[ -z "${!v:-}" ] || pass+=(-e "$v=${!v}")
 	done
 	# `# vm-ansible: yes`: the Ansible controller runs on the host
@@ -289,7 +294,7 @@ run_kernel() {
 		break
 	done
 	"$root/scripts/vm-run.sh" $q -t "$vm_limit" -m "$mem" -d "$rundir" "${pass[@]}" \
-		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$kver" \
+		-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$build/$kver" \
 		-e "CCACTL=$root/tools/ccactl/ccactl" -e "CCAAS_YNL=$ynl" \
 		-e "CCAAS_VM_TIME_SCALE=$time_scale" \
 		-e "CCAAS_VM_SANITIZER=$([ "$kver" = "$KVER_DEBUG" ] && echo 1 || echo 0)" \

@@ -84,4 +84,15 @@ for f in "$@"; do
 	echo "@time $name $(($(date +%s) - t0))" >>"$CCAAS_RESULTS_FILE"
 	echo "@end $name $rc" >>"$CCAAS_RESULTS_FILE"
 done
+# make coverage (CCAAS_VM_GCOV=1): the gcov counters of the modules built
+# under CCAAS_KO_DIR, kept by the kernel across unloads (gcov_persist),
+# copied to $RESULTS/gcov/ under their path in that build
+gcov=/sys/kernel/debug/gcov$CCAAS_KO_DIR
+if [ "${CCAAS_VM_GCOV:-0}" = 1 ] && [ -d "$gcov" ]; then
+	(cd "$gcov" && find . -name '*.gcda') | while read -r g; do
+		mkdir -p "$RESULTS/gcov/$(dirname "$g")"
+		cat "$gcov/$g" >"$RESULTS/gcov/$g"
+	done
+	echo "=== gcov: $(find "$RESULTS/gcov" -name '*.gcda' | wc -l) counter files"
+fi
 echo "=== done"
