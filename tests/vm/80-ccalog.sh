@@ -54,6 +54,12 @@ lg_cookie() {
 		python3 -c 'import json, sys; s = json.load(sys.stdin); print(s[0]["cookie"] if len(s) == 1 else "")'
 }
 
+# lg_cca NS PORT: the CCA of the connection to PORT, as sock show says
+lg_cca() {
+	"$CCACTL" -n "$1" -j sock show dport "$2" |
+		python3 -c 'import json, sys; s = json.load(sys.stdin); print(s[0]["cca"] if len(s) == 1 else "")'
+}
+
 # lg_logged NS PORT COOKIE: sock show's "logged" for that connection
 # (True or False), or what sock show printed when it is not listed
 lg_logged() {
@@ -261,14 +267,23 @@ test_ccalog_switch_and_init() {
 		>"$dir/record.log" 2>&1 &
 	local rec=$! i
 	sleep 1.5
-	ns lg_a timeout 30 python3 "$PACED" send "$PAIR_B_IP" 5201 4e6 4 "$dir/r" "$dir/go" &
+	# The transfer lasts until the migration is seen: a fixed length (4 s
+	# at first) could end before a loaded guest got to the policy.
+	ns lg_a timeout 60 python3 "$PACED" send "$PAIR_B_IP" 5201 4e6 55 "$dir/r" "$dir/go" &
+	local snd=$!
 	for i in $(seq 50); do [ -e "$dir/r" ] && break; sleep 0.1; done
 	sleep 1
 	c=$(lg_cookie lg_a 5201)
 	g2=$("$CCACTL" -n lg_a policy set locality dc cca cca_cubic | sed -n 's/^generation //p')
+	for i in $(seq 60); do
+		lg_cca lg_a 5201 | grep -qx cca_cubic && break
+		sleep 0.25
+	done
 	sleep 1
 	touch "$dir/stop"
 	wait "$rec"
+	kill "$snd" 2>/dev/null
+	wait "$snd" 2>/dev/null
 	t=$dir/trace.txt
 	trace-cmd report -i "$dir/trace.dat" >"$t" 2>/dev/null
 	grep -E "ccalog_(switch|init): +cookie=$c " "$t" | sed 's/^.*: cookie=/cookie=/'
