@@ -282,7 +282,9 @@ test_ccalog_switch_and_init() {
 	sleep 1
 	touch "$dir/stop"
 	wait "$rec"
-	kill "$snd" 2>/dev/null
+	# the sender, not only the shell that started it (ip netns exec and
+	# timeout run it as a child)
+	pkill -f "$PACED send $PAIR_B_IP 5201 " 2>/dev/null
 	wait "$snd" 2>/dev/null
 	t=$dir/trace.txt
 	trace-cmd report -i "$dir/trace.dat" >"$t" 2>/dev/null

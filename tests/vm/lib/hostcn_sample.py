@@ -109,6 +109,7 @@ def main(argv):
         if tick % 10 == 0:
             # the RTTs once a second: ss is a process of its own
             samples += 1
+            streams = 0
             for c in conns(port):
                 m = re.search(r" rtt:([0-9.]+)/", c)
                 n = re.search(r" minrtt:([0-9.]+)", c)
@@ -116,6 +117,11 @@ def main(argv):
                 # the data streams, not iperf3's control connection
                 if m and n and a and int(a.group(1)) > 100000:
                     excess.append(float(m.group(1)) - float(n.group(1)))
+                    streams += 1
+            # the transfer is over (the caller learns it later): an
+            # empty queue from now on is not the CCAs'
+            if streams == 0:
+                break
         if tcb:
             tcb.stdin.write("qdisc show dev eth0\n")
             tcb.stdin.flush()
@@ -136,6 +142,11 @@ def main(argv):
     c1 = counters(limiter, path)
     print("hostcn_sample: %d RTT and %d backlog samples until %.1f s"
           % (samples, len(backlog), time.monotonic() - t0), file=sys.stderr)
+    # tc -batch stops at its first error, silently: too few samples must
+    # fail the run, not read as an empty queue
+    if limiter == "tc" and len(backlog) < 10:
+        print("hostcn_sample: only %d backlog samples" % len(backlog), file=sys.stderr)
+        return 1
     d = [b - a for a, b in zip(c0, c1)]
     with open(report, "w") as f:
         json.dump({"reached": d[0], "dropped": d[1], "cn": d[2], "vq_sum": d[3],
