@@ -479,7 +479,12 @@ static void cubic_ecn_one_cut_per_round(struct kunit *test)
 	KUNIT_EXPECT_LT(test, first, 100U);
 	end_reduction(f);
 
-	/* more ECE in the same round: the stack asks again, no second cut */
+	/*
+	 * The CCA's own guard: a second ECN cut in one round is refused. The
+	 * stack itself holds CWR until the window is acknowledged, so it
+	 * reaches the guard only where a reduction ended early (an undo);
+	 * end_reduction() stands in for that here.
+	 */
 	ack(f, 4, 1, true, false, 100);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, first);
 	end_reduction(f);
@@ -522,12 +527,21 @@ static void cubic_loss_overrides_ecn_cut(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 	end_reduction(f);
 
-	/* a timeout after an ECE: beta too */
+	/*
+	 * A timeout after an ECE, before CWR ends: the ECE ACK enters CWR
+	 * with the ECN cut; tcp_enter_loss() in CWR, the window not yet
+	 * acknowledged, calls neither ssthresh() nor CA_EVENT_LOSS, only
+	 * set_state(Loss). Beta too, and cwnd 1.
+	 */
 	tcp_snd_cwnd_set(f->tp, 100);
 	ack(f, 8, 0, false, false, 100);	/* ends the round */
 	send(f, 8);
-	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | CA_ACK_ECE);
+	ack(f, 4, 1, true, false, 100);
+	KUNIT_ASSERT_EQ(test, ca_state(f), TCP_CA_CWR);
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 87U);
 	cca_test_enter_loss(f->sk);
+	KUNIT_EXPECT_EQ(test, ca_state(f), TCP_CA_Loss);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 }
 

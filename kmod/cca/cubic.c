@@ -39,10 +39,12 @@
  *	- in_ack_event() remembers whether the ACK being processed carries ECE;
  *	- ssthresh() on such an ACK is an ECN cut (alpha / 2); otherwise (loss,
  *	  timeout, local congestion from the qdisc) it is a beta cut;
- *	- set_state(Recovery) and CA_EVENT_LOSS turn a preceding ECN cut into
- *	  a beta cut from the same window: they cover an ACK that carried ECE
- *	  and also revealed a loss, a loss during the CWR reduction (the stack
- *	  does not call ssthresh() again then), and a timeout after an ECE.
+ *	- set_state(Recovery), set_state(Loss) and CA_EVENT_LOSS turn a
+ *	  preceding ECN cut into a beta cut from the same window: they cover an
+ *	  ACK that carried ECE and also revealed a loss, a loss during the CWR
+ *	  reduction (the stack does not call ssthresh() again then), and a
+ *	  timeout after an ECE (tcp_enter_loss() in CWR calls neither
+ *	  ssthresh() nor CA_EVENT_LOSS: only set_state(Loss)).
  *
  * Receiver side: the stock 6.1 and 6.12 stacks send CA_EVENT_ECN_IS_CE and
  * CA_EVENT_ECN_NO_CE only to CCAs with TCP_CONG_NEEDS_ECN. cwnd_event()
@@ -244,9 +246,20 @@ static void cca_cubic_loss(struct sock *sk)
 
 static void cca_cubic_set_state(struct sock *sk, u8 new_state)
 {
-	if (new_state == TCP_CA_Recovery &&
-	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery)
+	struct cca_cubic *ca = inet_csk_ca(sk);
+	u8 old = inet_csk(sk)->icsk_ca_state;
+
+	if (new_state == TCP_CA_Recovery && old != TCP_CA_Recovery)
 		cca_cubic_loss(sk);
+	/*
+	 * A timeout while a reduction of this window is under way (CWR or
+	 * Recovery): tcp_enter_loss() then calls neither ssthresh() nor
+	 * CA_EVENT_LOSS, and this is the only call. The same as that event.
+	 */
+	if (new_state == TCP_CA_Loss && old != TCP_CA_Loss) {
+		cca_cubic_loss(sk);
+		ccaas_cubic_reset(&ca->cubic);
+	}
 }
 
 /*

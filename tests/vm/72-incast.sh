@@ -288,14 +288,17 @@ for i in range(0, len(v), 7):
     assert int(v[i + 1]) > 0 and float(v[i + 2]) >= 190, v[i:i + 7]
 ' "$w"
 	# With the knob (1 ms, a jiffy), the answers that needed one
-	# retransmission: their median completion is at most 100 ms, half the
-	# floor, where without the knob each of them takes 200 ms or more.
-	# Calibration (the knob's whole p99, lost answers included): 45-90 ms
-	# on 6.12 and 7.3, quiet and busy hosts alike.
+	# retransmission: their median completion is below the floor that
+	# binds every one of them without the knob (190 ms). An upper bound
+	# moves with the host's load, which inflates the RTT the timer is
+	# computed from: the knob's whole p99 was 45-90 ms on 6.12 and 7.3
+	# with one busy neighbour, but once, with seven guests on the two
+	# cores, cca_dctcp's median was 116.5 ms (against 100 ms then asked).
+	# Below the floor is what only a lower RTO floor allows.
 	for cca in cubic cca_dctcp cca_dcndelay; do
 		read -r n lo med hi n1 med1 < <(incast_waits "$cca" 1ms)
 		verdict "incast_knob_waits_${cca#cca_}" \
 			"$n lost answers: completion $lo / $med / $hi ms (shortest, median, longest); $n1 with one retransmission, median $med1 ms" \
-			pytrue "$n1 > 0 and $med1 <= 100"
+			pytrue "$n1 > 0 and $med1 < 190"
 	done
 }
