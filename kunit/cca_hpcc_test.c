@@ -139,6 +139,8 @@ static void ack_full(struct hp_fixture *f, u32 pkts, u32 tau_us, u32 rtt_us,
 	f->tp->delivered += pkts;
 	f->tp->delivered_ce += ce;
 	f->tp->packets_out -= min(pkts, f->tp->packets_out);
+	/* what was marked lost leaves the queue first (oldest first) */
+	f->tp->lost_out -= min(pkts, f->tp->lost_out);
 	cong_control(f, &rs);
 }
 
@@ -548,6 +550,8 @@ static void ack_ece(struct hp_fixture *f, u32 pkts, u32 ce)
 	f->tp->delivered += pkts;
 	f->tp->delivered_ce += ce;
 	f->tp->packets_out -= min(pkts, f->tp->packets_out);
+	/* what was marked lost leaves the queue first (oldest first) */
+	f->tp->lost_out -= min(pkts, f->tp->lost_out);
 	in_ack_ece(f);
 	tcp_enter_cwr(f->sk);
 	cong_control(f, &rs);

@@ -102,11 +102,16 @@ static inline struct tcp_sock *cca_test_sock(struct kunit *test, u32 mss,
 /*
  * The retransmission timer fires on @sk: the stack's own tcp_enter_loss()
  * (exported by the sanitizer kernel, scripts/debug-kernel/kunit-exports.c).
- * It begins with tcp_timeout_mark_lost(), which marks every packet not
- * SACKed lost by walking the retransmit queue; a test socket has no skbs,
- * so the counters it leaves are set here first. Then, in the stack's
- * order: ssthresh(), cwnd_event(CA_EVENT_LOSS), cwnd = packets in flight
- * + 1 (one), tcp_set_ca_state(Loss) (set_state() first).
+ * It begins with tcp_timeout_mark_lost(), which walks the retransmit
+ * queue and marks lost every packet not SACKed (with RACK, all but those
+ * sent too recently to have timed out: none, in these tests' flights); a
+ * test socket has no skbs, so the counters it leaves are set here first.
+ * Then, in the stack's order, unless a reduction of this window is under
+ * way (CWR or Recovery before high_seq is acknowledged): ssthresh() and
+ * cwnd_event(CA_EVENT_LOSS); always cwnd = packets in flight + 1 (one)
+ * and tcp_set_ca_state(Loss) (set_state() first). Not done here: what
+ * tcp_retransmit_timer() does after it (icsk_retransmits, the head's
+ * retransmission and, with nothing in flight, CA_EVENT_TX_START).
  */
 static inline void cca_test_enter_loss(struct sock *sk)
 {

@@ -151,6 +151,8 @@ static void ack_rs(struct xr_fixture *f, u32 pkts, u32 ce, s32 rs_delivered,
 	f->tp->delivered += pkts;
 	f->tp->delivered_ce += ce;
 	f->tp->packets_out -= min(pkts, f->tp->packets_out);
+	/* what was marked lost leaves the queue first (oldest first) */
+	f->tp->lost_out -= min(pkts, f->tp->lost_out);
 	cong_control(f, &rs);
 }
 
@@ -169,6 +171,7 @@ static void ack_rtt(struct xr_fixture *f, s32 rtt_us)
 	f->tp->snd_una += XT_MSS;
 	f->tp->delivered++;
 	f->tp->packets_out -= min(1U, f->tp->packets_out);
+	f->tp->lost_out -= min(1U, f->tp->lost_out);
 	cong_control(f, &rs);
 }
 
