@@ -96,7 +96,7 @@ soak:
 checkpatch:
 	T=checkpatch tests/build/run.sh
 
-# Three VMs side by side unless T names the files: about 30 minutes.
+# Three VMs side by side unless T names the files.
 COVERAGE_GROUPS := '@(0|1|2)[0-9]-*' '@(3|4|5|6)[0-9]-*' '@(7|8|9)[0-9]-*'
 coverage:
 	scripts/coverage.sh $(if $(T),-t '$(T)',$(addprefix -t ,$(COVERAGE_GROUPS)))

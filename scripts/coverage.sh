@@ -59,7 +59,7 @@ fi
 eval "$(scripts/debug-kernel.sh)"
 bdir=$root/build/coverage/$KVER
 mkdir -p "$bdir"
-rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
+rsync -a --delete --delete-excluded --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
 	--exclude '*.mod*' --exclude '*.gc*' --exclude 'compat-generated.h' \
 	Kbuild kmod include kunit "$bdir/"
 # stale counters of an older build would not match its notes
@@ -75,8 +75,10 @@ make -s ccactl >/dev/null
 # tracefile, and the report adds them up.
 tracefile() {
 	gcovr -r "$bdir" --object-directory "$bdir" --gcov-executable gcov \
-		--filter "$bdir/kmod/" --exclude "$bdir/kmod/test/" "$@"
+		--filter "$bre/kmod/" --exclude "$bre/kmod/test/" "$@"
 }
+# the filters are regular expressions: the build's path, escaped
+bre=$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$bdir")
 [ ${#patterns[@]} -gt 0 ] || patterns=("")
 echo "coverage: the VM files on $KVER, ${#patterns[@]} VM(s) side by side (results in $out/vm-N)" >&2
 pids=()
@@ -97,19 +99,28 @@ echo "coverage: the runs: $passed passed, $failed failed" >&2
 adds=()
 for i in "${!patterns[@]}"; do
 	gcda=$(find "$out/vm-$i" -path '*/results/gcov' -type d | head -n 1)
-	[ -n "$gcda" ] || ccaas_die "the guest of vm-$i copied no gcov counters (see $out/vm-$i.log)"
-	# the counters next to the notes the build wrote, one run at a time
+	if [ -z "$gcda" ]; then
+		echo "coverage: WARNING: the guest of vm-$i copied no gcov counters (see $out/vm-$i.log)" >&2
+		continue
+	fi
+	# the counters next to the notes the build wrote, one run at a time;
+	# only the modules' own objects: the KUnit module and the test
+	# modules also compile the helpers of kmod/include/ and would credit
+	# them with calls the modules never make
 	find "$bdir" -name '*.gcda' -delete
-	(cd "$gcda" && find . -name '*.gcda') | while read -r g; do
+	(cd "$gcda" && find ./kmod -name '*.gcda' -not -path './kmod/test/*') | while read -r g; do
 		cp "$gcda/$g" "$bdir/$g"
 	done
-	tracefile --json -o "$out/run-$i.json" >/dev/null 2>&1
+	tracefile --json -o "$out/run-$i.json" >>"$out/gcovr.log" 2>&1 ||
+		ccaas_die "gcovr failed on vm-$i's counters (see $out/gcovr.log)"
 	adds+=(-a "$out/run-$i.json")
 done
+[ ${#adds[@]} -gt 0 ] || ccaas_die "no counters from any VM"
 find "$bdir" -name '*.gcda' -delete
 
 report() {
-	gcovr -r "$bdir" "${adds[@]}" "$@" 2>/dev/null
+	gcovr -r "$bdir" "${adds[@]}" "$@" 2>>"$out/gcovr.log" ||
+		ccaas_die "gcovr failed (see $out/gcovr.log)"
 }
 {
 	echo "coverage of kmod/ on $KVER: KUnit and the VM files${patterns[*]:+ matching ${patterns[*]}}"
@@ -121,7 +132,7 @@ report() {
 	report --txt --branches
 } >"$out/coverage.txt"
 # every line no test reached, file by file
-report --json-pretty -o "$out/coverage.json" >/dev/null
+report --json-pretty -o "$out/coverage.json" >>"$out/gcovr.log"
 python3 - "$out/coverage.json" >"$out/uncovered.txt" <<-'EOF'
 	import json, sys
 	for f in sorted(json.load(open(sys.argv[1]))["files"], key=lambda f: f["file"]):

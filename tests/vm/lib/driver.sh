@@ -58,6 +58,20 @@ kernel_reports() {
 	fi
 }
 
+# make coverage (CCAAS_VM_GCOV=1): the gcov counters of the modules built
+# under CCAAS_KO_DIR, copied to $RESULTS/gcov/ under their path in that
+# build after every file (the kernel keeps an unloaded module's counters
+# and adds its reloads to them, so the last copy holds them all, and a VM
+# that dies keeps what its earlier files reached)
+gcov_copy() {
+	local gcov=/sys/kernel/debug/gcov$CCAAS_KO_DIR g
+	[ "${CCAAS_VM_GCOV:-0}" = 1 ] && [ -d "$gcov" ] || return 0
+	(cd "$gcov" && find . -name '*.gcda') | while read -r g; do
+		mkdir -p "$RESULTS/gcov/$(dirname "$g")"
+		cat "$gcov/$g" >"$RESULTS/gcov/$g"
+	done
+}
+
 # Leaks from before the first test are not ours to report.
 if [ -n "$kmemleak" ]; then
 	echo scan >"$kmemleak"
@@ -81,18 +95,8 @@ for f in "$@"; do
 	rc=$?
 	netns_cleanup
 	kernel_reports "$name"
+	gcov_copy
 	echo "@time $name $(($(date +%s) - t0))" >>"$CCAAS_RESULTS_FILE"
 	echo "@end $name $rc" >>"$CCAAS_RESULTS_FILE"
 done
-# make coverage (CCAAS_VM_GCOV=1): the gcov counters of the modules built
-# under CCAAS_KO_DIR, kept by the kernel across unloads (gcov_persist),
-# copied to $RESULTS/gcov/ under their path in that build
-gcov=/sys/kernel/debug/gcov$CCAAS_KO_DIR
-if [ "${CCAAS_VM_GCOV:-0}" = 1 ] && [ -d "$gcov" ]; then
-	(cd "$gcov" && find . -name '*.gcda') | while read -r g; do
-		mkdir -p "$RESULTS/gcov/$(dirname "$g")"
-		cat "$gcov/$g" >"$RESULTS/gcov/$g"
-	done
-	echo "=== gcov: $(find "$RESULTS/gcov" -name '*.gcda' | wc -l) counter files"
-fi
 echo "=== done"
