@@ -50,7 +50,7 @@
 # p99 of the report leaves out each repetition's slowest round, so that one
 # stall of the emulated machine, which delays a whole round, does not make
 # the table. Results: stdout and $RESULTS/incast.txt.
-# vm-timeout: 300
+# vm-timeout: 420
 # vm-alone: yes
 # vm-lines: newest
 
