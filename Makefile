@@ -8,6 +8,7 @@
 #   make install-tools        ccactl, ccaas-service, the systemd unit, man pages
 #   make check                everything the tests need, then every test suite
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
+#   make check-full           the same with every VM file on every line (no budget)
 #   make modules-debug        modules for the sanitizer kernel (built if needed)
 #   make bench                benchmarks in VMs (bench/README.md; bench/run.sh -h)
 #   make fuzz                 the netlink fuzzer for longer (tests/vm/90-fuzz.sh):
@@ -32,7 +33,7 @@ PINNED := $(KVER_6_1) $(KVER_6_12) $(KVER_7_3)
 ROOTED := $(foreach v,$(filter KROOT_%,$(.VARIABLES)),$(KVER_$(v:KROOT_%=%)))
 kmake_of = $(if $(filter $1,$(ROOTED)),scripts/buildroot.sh $1 -- make,$(MAKE))
 
-.PHONY: all modules modules-all modules-debug clean ccactl check checkpatch install install-tools bench demo fuzz soak coverage
+.PHONY: all modules modules-all modules-debug clean ccactl check check-full checkpatch install install-tools bench demo fuzz soak coverage
 
 all: modules
 
@@ -67,6 +68,11 @@ ccactl:
 check:
 	scripts/check.sh
 
+# The full tier: every VM file on every line its group runs on (make check
+# runs some on one line only, `# vm-lines:`); no time budget.
+check-full:
+	CCAAS_VM_ALL_LINES=1 scripts/check.sh
+
 demo:
 	scripts/demo.sh
 
@@ -80,7 +86,7 @@ fuzz:
 		CCAAS_VM_FILE_TIMEOUT_MIN=$$(($(FUZZ_SECONDS) + 300)) \
 		SUITES=vm T=90-fuzz scripts/check.sh
 
-# The race soak of tests/vm/95-soak.sh (2 min in `make check`) for
+# The race soak of tests/vm/95-soak.sh (1 min in `make check`) for
 # SOAK_SECONDS, on each kernel line. The guest reads the duration and seed
 # from build/soak.env, there for this run only; the file's time limit is
 # the soak plus the 150 s its setup and checks may take (SOAK_RESERVE).

@@ -9,7 +9,10 @@
 #
 # Hosts a (clients, where ccaas runs) and b (servers on in-tree dctcp
 # listeners, which accept ECN: so the connections negotiate it).
+# Beside the sanitizer kernel, one stock line (the newest; make
+# check-full on every line): the procedure is the subject.
 # vm-debug: yes
+# vm-lines: newest
 # vm-timeout: 240
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py

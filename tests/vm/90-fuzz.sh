@@ -5,8 +5,9 @@
 # as it was, every accepted one must show in the next dump (fuzz.py says
 # what is allowed not to); afterwards the modules unload.
 #
-#   FUZZ_MESSAGES  messages in all (default 3000), shared by the workers
-#   FUZZ_SECONDS   stop each worker after this long (default 150)
+#   FUZZ_MESSAGES  messages in all (default 2000; `make fuzz`
+#                  sends without bound for FUZZ_SECONDS), shared by the workers
+#   FUZZ_SECONDS   stop each worker after this long (default 100)
 #   FUZZ_SEED      base seed (default 1, so that make check is repeatable;
 #                  make fuzz takes one from the clock; always printed)
 # Worker i runs with seed FUZZ_SEED + i (root1, root2, owner, nobody); the
@@ -20,8 +21,8 @@ CCAS="tcp_cca_dctcp tcp_cca_cubic tcp_cca_dcndelay tcp_cca_xregion"
 load_ccaas $CCAS || return 1
 modprobe tcp_dctcp && modprobe tcp_bbr || return 1
 
-FUZZ_MESSAGES=${FUZZ_MESSAGES:-3000}
-FUZZ_SECONDS=${FUZZ_SECONDS:-150}
+FUZZ_MESSAGES=${FUZZ_MESSAGES:-2000}
+FUZZ_SECONDS=${FUZZ_SECONDS:-100}
 FUZZ_SEED=${FUZZ_SEED:-1}
 WORKERS="root1 root2 owner nobody"
 PER=$((FUZZ_MESSAGES / 4))

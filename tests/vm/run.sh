@@ -101,8 +101,10 @@ select_files() {
 		# `# vm-lines: newest`: only on the newest Debian kernel of
 		# this run (files whose subject is not the kernel's: the
 		# procedures around it)
+		# CCAAS_VM_ALL_LINES=1 (make check-full): every line.
 		debian=1
 		[ "$1" != "$KVER_DEBUG" ] || debian=
+		[ "${CCAAS_VM_ALL_LINES:-0}" != 1 ] || debian=
 		if [ -n "$debian" ] && grep -qE '^# vm-lines: *newest' "$f" &&
 			[ "$1" != "$newest" ]; then
 			continue
