@@ -10,20 +10,17 @@
  * spurious timeout, restart after idle; and without ECN, where both fall
  * back to Reno (cca_dctcp-reno, dctcp-reno).
  *
- * cca_cubic against cubic, without ECN, where they must agree exactly: slow
- * start, the reduction of fast recovery and of a timeout, slow start back
- * to ssthresh, undo, restart after idle. Left out, as intended differences:
- *  - window growth in congestion avoidance: both follow RFC 9438's curve
- *    and Reno-friendly region, but cubic in jiffies, its own fixed point
- *    and a heuristic of its own (see DIFF_CA_TOL), cca_cubic in
- *    microseconds, so they agree within a few packets, not exactly. Those
- *    phases allow DIFF_CA_TOL packets of cwnd difference; after an idle
- *    period that still catches a CCA that misses CA_EVENT_TX_START (its
- *    curve would leap by the idle time);
- *  - HyStart, which cca_cubic does not have: the mirror's clock stands
- *    still and its RTT samples are constant, so HyStart never fires;
- *  - ECN: cca_cubic answers CE marks in proportion to them, cubic as to a
- *    loss.
+ * cca_cubic against cubic, without ECN, where they must agree exactly, in
+ * every phase: slow start, HyStart's two exits (an ACK train as long as
+ * half the RTT; RTT samples above the least by an eighth) and the cases
+ * where it must not exit (the least RTT falling, a window below
+ * hystart_low_window), the reduction of fast recovery and of a timeout,
+ * slow start back to ssthresh and congestion avoidance after each (with an
+ * ACK per two packets, and per packet), undo, restart after idle. The
+ * flows' clock moves jiffies and tcp_mstamp (tcp_mirror.h), so the cubic
+ * curve and HyStart run as on a real path. The one intended difference,
+ * ECN (cca_cubic answers CE marks in proportion, cubic as to a loss), is
+ * cca_cubic_test.c's.
  */
 #include <kunit/test.h>
 #include <net/tcp.h>
@@ -33,17 +30,8 @@
 /* 3.5 RTOs (RTO = 1 s): tcp_cwnd_restart() halves cwnd three times. */
 #define DIFF_IDLE	(7 * HZ / 2)
 
-/*
- * cwnd difference allowed between cubic and cca_cubic in congestion
- * avoidance, over the three round trips the scripts let it run: cubic's
- * first epoch without a known W_max adds a packet per 20 acked at least
- * (a Linux heuristic), cca_cubic follows RFC 9438's curve and Reno-friendly
- * region, about half a packet per round trip at these windows. A CCA that
- * missed CA_EVENT_TX_START after the idle period would take its curve as
- * seconds into the epoch and add a packet per two acked (5 packets ahead
- * of cubic within 5 ACKs, and more after).
- */
-#define DIFF_CA_TOL	4
+/* Round trips of congestion avoidance after a reduction. */
+#define DIFF_CA_ROUNDS	30
 
 typedef void (*diff_script)(struct tm_flow *f);
 
@@ -59,10 +47,16 @@ static struct tm_flow *diff(struct kunit *test, const char *ref,
 	struct tm_flow *a = tm_flow(test, ref, ecn, TCP_INIT_CWND, ssthresh);
 	struct tm_flow *b = tm_flow(test, cca, ecn, TCP_INIT_CWND, ssthresh);
 
-	script(a);
-	script(b);
+	tm_run(a, script);
+	tm_run(b, script);
 	tm_expect_same(test, a, b);
 	return a;
+}
+
+/* A counter of init_net's TcpExt MIB (the flows' namespace). */
+static unsigned long mib(int field)
+{
+	return snmp_fold_field(init_net.mib.net_statistics, field);
 }
 
 /* Did @f's trace pass through @state? */
@@ -133,19 +127,19 @@ static void recovery(struct tm_flow *f)
 	tm_arrive_until(f, tm_is_open);
 }
 
-/* Slow start to 40, one loss, then congestion avoidance (cwnd within @tol). */
-static void one_loss(struct tm_flow *f, u32 tol)
+/* Slow start to 40, one loss, then congestion avoidance for @rounds. */
+static void one_loss(struct tm_flow *f, u32 rounds)
 {
 	tm_phase(f, "slow start", 0);
 	tm_rounds(f, 2);
 	recovery(f);
-	tm_phase(f, "after recovery", tol);
-	tm_rounds(f, 3);
+	tm_phase(f, "after recovery", 0);
+	tm_rounds(f, rounds);
 }
 
 static void loss_reno(struct tm_flow *f)
 {
-	one_loss(f, 0);
+	one_loss(f, 3);
 	/* Two losses in one window. */
 	tm_phase(f, "two losses", 0);
 	tm_drop(f, 3, 1);
@@ -155,7 +149,7 @@ static void loss_reno(struct tm_flow *f)
 
 static void loss_cubic(struct tm_flow *f)
 {
-	one_loss(f, DIFF_CA_TOL);
+	one_loss(f, DIFF_CA_ROUNDS);
 }
 
 /*
@@ -174,27 +168,38 @@ static void rto_unmarked(struct tm_flow *f)
 	tm_rounds(f, 10);
 }
 
-/* Slow start to 40, a timeout, slow start back to ssthresh (then CA, @tol). */
-static void rto(struct tm_flow *f, u32 tol)
+/* Slow start for @ss rounds, a timeout, slow start back to ssthresh, CA. */
+static void rto(struct tm_flow *f, u32 ss, u32 rounds)
 {
 	tm_phase(f, "slow start", 0);
-	tm_rounds(f, 2);
+	tm_rounds(f, ss);
 	tm_phase(f, "timeout", 0);
 	tm_rto(f, true);
 	tm_phase(f, "slow start to ssthresh", 0);
 	tm_arrive_until(f, tm_at_ssthresh);
-	tm_phase(f, "after the timeout", tol);
-	tm_rounds(f, 3);
+	tm_phase(f, "after the timeout", 0);
+	tm_rounds(f, rounds);
 }
 
 static void rto_reno(struct tm_flow *f)
 {
-	rto(f, 0);
+	rto(f, 2, 3);
 }
 
 static void rto_cubic(struct tm_flow *f)
 {
-	rto(f, DIFF_CA_TOL);
+	rto(f, 2, DIFF_CA_ROUNDS);
+}
+
+/*
+ * The receiver ACKs every packet: a timeout at cwnd 10 (ssthresh 7), slow
+ * start back to 7, then congestion avoidance, where cubic's friendliness
+ * and curve decide each ACK's growth.
+ */
+static void rto_ack_every_packet(struct tm_flow *f)
+{
+	f->ack_every = 1;
+	rto(f, 0, DIFF_CA_ROUNDS);
 }
 
 /*
@@ -203,7 +208,7 @@ static void rto_cubic(struct tm_flow *f)
  * spurious (the flight was only late): slow start to ssthresh, and the
  * D-SACKs of the retransmissions undo it (cwnd within @tol meanwhile).
  */
-static void undo(struct tm_flow *f, u32 tol)
+static void undo(struct tm_flow *f, u32 rounds)
 {
 	tm_phase(f, "slow start", 0);
 	tm_rounds(f, 2);
@@ -213,18 +218,19 @@ static void undo(struct tm_flow *f, u32 tol)
 	tm_phase(f, "spurious timeout", 0);
 	tm_rto(f, false);
 	tm_arrive_until(f, tm_at_ssthresh);
-	tm_phase(f, "until undone", tol);
-	tm_rounds(f, 3);
+	tm_phase(f, "until undone", 0);
+	tm_rounds(f, rounds);
 }
 
 static void undo_reno(struct tm_flow *f)
 {
-	undo(f, 0);
+	undo(f, 3);
 }
 
+/* undone back to slow start: three round trips of it */
 static void undo_cubic(struct tm_flow *f)
 {
-	undo(f, DIFF_CA_TOL);
+	undo(f, 3);
 }
 
 /* ssthresh 30: slow start, CA, idle 3.5 RTOs, restart. */
@@ -248,14 +254,75 @@ static void idle_reno(struct tm_flow *f)
  */
 static void idle_cubic(struct tm_flow *f)
 {
-	one_loss(f, DIFF_CA_TOL);
-	tm_phase(f, "idle", DIFF_CA_TOL);
+	one_loss(f, DIFF_CA_ROUNDS);
+	tm_phase(f, "idle", 0);
 	tm_idle(f, DIFF_IDLE);
 	tm_phase(f, "restart", 0);
 	tm_app_write(f);
 	tm_arrive_until(f, tm_at_ssthresh);
-	tm_phase(f, "after the restart", DIFF_CA_TOL);
+	tm_phase(f, "after the restart", 0);
+	tm_rounds(f, DIFF_CA_ROUNDS);
+}
+
+/*
+ * HyStart's ACK train: a 10 ms path whose bottleneck sends a packet every
+ * 400 us (25 packets a round trip). With an ACK per two packets they come
+ * 800 us apart, within hystart_ack_delta_us (2 ms); once a round's ACKs
+ * have come for more than half the least RTT (5 ms), slow start ends, the
+ * window at least hystart_low_window (16). Then congestion avoidance.
+ */
+static void hystart_train(struct tm_flow *f)
+{
+	tm_path(f, 10000, 400);
+	tm_phase(f, "slow start", 0);
+	tm_arrive_until(f, tm_at_ssthresh);
+	tm_phase(f, "after HyStart", 0);
+	tm_rounds(f, DIFF_CA_ROUNDS);
+}
+
+/*
+ * HyStart's delay test: a 40 ms path, a packet every 1.5 ms at the
+ * bottleneck (ACKs 3 ms apart: no train). The queue grows once the window
+ * passes 27 packets; when the least of a round's first eight RTT samples
+ * is 5 ms (an eighth) above the least RTT, slow start ends.
+ */
+static void hystart_delay(struct tm_flow *f)
+{
+	tm_path(f, 40000, 1500);
+	tm_phase(f, "slow start", 0);
+	tm_arrive_until(f, tm_at_ssthresh);
+	tm_phase(f, "after HyStart", 0);
+	tm_rounds(f, DIFF_CA_ROUNDS);
+}
+
+/*
+ * No exit while the least RTT falls: no bottleneck (each round's ACKs come
+ * at once, no train), and the base RTT drops from 30 to 10 ms after two
+ * rounds; every sample is at the least RTT or below it.
+ */
+static void hystart_rtt_falls(struct tm_flow *f)
+{
+	tm_path(f, 30000, 0);
+	tm_phase(f, "slow start, 30 ms", 0);
+	tm_rounds(f, 2);
+	tm_path(f, 10000, 0);
+	tm_phase(f, "slow start, 10 ms", 0);
 	tm_rounds(f, 3);
+}
+
+/*
+ * No exit below hystart_low_window: a 4 ms path with a 1 ms bottleneck
+ * (4 packets a round trip): from the first round the queue is longer than
+ * the least RTT's eighth and the ACK trains longer than half of it, so
+ * HyStart's tests hold from cwnd 10 on; it may end slow start only at 16.
+ */
+static void hystart_low(struct tm_flow *f)
+{
+	tm_path(f, 4000, 1000);
+	tm_phase(f, "slow start", 0);
+	tm_arrive_until(f, tm_at_ssthresh);
+	tm_phase(f, "after HyStart", 0);
+	tm_rounds(f, 5);
 }
 
 /* --- cca_dctcp against dctcp ---------------------------------------------- */
@@ -398,6 +465,97 @@ static void cubic_idle_restart(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, min_cwnd_in(f, "restart"), TCP_INIT_CWND);
 }
 
+/* A timeout at cwnd 10 (ssthresh 7), then CA with an ACK per packet. */
+static void cubic_timeout_ack_every_packet(struct kunit *test)
+{
+	struct tm_flow *f;
+
+	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
+		 rto_ack_every_packet);
+	KUNIT_EXPECT_TRUE(test, saw_state(f, TCP_CA_Loss));
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 7U);
+	/* congestion avoidance grew the window */
+	KUNIT_EXPECT_GT(test, tcp_snd_cwnd(f->tp), 8U);
+}
+
+/* The largest cwnd of @f's trace while ssthresh was still unset. */
+static u32 max_cwnd_unbounded(const struct tm_flow *f)
+{
+	u32 i, m = 0;
+
+	for (i = 0; i < f->steps; i++)
+		if (f->trace[i].ssthresh == TCP_INFINITE_SSTHRESH)
+			m = max(m, f->trace[i].cwnd);
+	return m;
+}
+
+static void cubic_hystart_train(struct kunit *test)
+{
+	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
+	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
+	struct tm_flow *f;
+
+	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
+		 hystart_train);
+	/* both left slow start by the train test, once each */
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train, 2UL);
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 0UL);
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 16U);
+	KUNIT_EXPECT_LT(test, f->tp->snd_ssthresh, 50U);
+	KUNIT_EXPECT_FALSE(test, saw_state(f, TCP_CA_Recovery));
+}
+
+static void cubic_hystart_delay(struct kunit *test)
+{
+	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
+	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
+	struct tm_flow *f;
+
+	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
+		 hystart_delay);
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 2UL);
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train, 0UL);
+	/* above the 27-packet pipe, before a loss */
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 27U);
+	KUNIT_EXPECT_FALSE(test, saw_state(f, TCP_CA_Recovery));
+}
+
+static void cubic_hystart_rtt_falls(struct kunit *test)
+{
+	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
+	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
+	struct tm_flow *f;
+
+	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
+		 hystart_rtt_falls);
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train, 0UL);
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 0UL);
+	/* five round trips of slow start from 10 */
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, TCP_INFINITE_SSTHRESH);
+	KUNIT_EXPECT_EQ(test, max_cwnd(f), 320U);
+}
+
+static void cubic_hystart_low_window(struct kunit *test)
+{
+	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
+	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
+	struct tm_flow *f;
+
+	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
+		 hystart_low);
+	/*
+	 * The queue and the trains were there from cwnd 10 (4 packets fill
+	 * the path); slow start went on to 16 at least, then HyStart, not a
+	 * loss, ended it.
+	 */
+	KUNIT_EXPECT_GE(test, max_cwnd_unbounded(f), 16U);
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 16U);
+	KUNIT_EXPECT_LT(test, f->tp->snd_ssthresh, 32U);
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train +
+			mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 2UL);
+	KUNIT_EXPECT_FALSE(test, saw_state(f, TCP_CA_Recovery));
+}
+
 static struct kunit_case cca_diff_cases[] = {
 	KUNIT_CASE(dctcp_slow_start),
 	KUNIT_CASE(dctcp_ce_marks),
@@ -412,6 +570,11 @@ static struct kunit_case cca_diff_cases[] = {
 	KUNIT_CASE(cubic_timeout),
 	KUNIT_CASE(cubic_undo),
 	KUNIT_CASE(cubic_idle_restart),
+	KUNIT_CASE(cubic_timeout_ack_every_packet),
+	KUNIT_CASE(cubic_hystart_train),
+	KUNIT_CASE(cubic_hystart_delay),
+	KUNIT_CASE(cubic_hystart_rtt_falls),
+	KUNIT_CASE(cubic_hystart_low_window),
 	{}
 };
 

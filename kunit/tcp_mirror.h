@@ -25,9 +25,20 @@
  * retransmissions first, unless the test stopped its application.
  *
  * Loss detection stands in for RACK: a packet is lost once three packets
- * sent after it are SACKed (RFC 6675's DupThresh). The clock stands still
- * (tcp_mstamp, and the RTT samples are constant), except across an idle
- * period (tm_idle()).
+ * sent after it are SACKed (RFC 6675's DupThresh).
+ *
+ * The clock. Each flow has a clock of its own, in microseconds from its
+ * start, that moves tcp_mstamp and jiffies together (tcp_jiffies32 is the
+ * kernel's jiffies: the flows run with interrupts off, tm_run(), so that
+ * the tick does not move it, and the mirror advances jiffies_64 itself).
+ * Each transmission reaches the receiver after half the path's base RTT,
+ * behind the one before it at the bottleneck if the path has one (a FIFO
+ * sending a packet every tx_us: a queue builds once cwnd passes the
+ * bandwidth-delay product); its ACK takes the other half back. An arrival
+ * moves the clock to when its ACK reaches the sender, a timeout to an RTO
+ * after the last transmission, an idle period by its length. The RTT
+ * sample of an ACK is the stack's: from the newest packet it newly
+ * acknowledges that was never retransmitted (SACKed ones first).
  *
  * Every ACK and event is a step of the trace: cwnd, ssthresh and ca_state
  * after it, in the phase the test named last (tm_phase()).
@@ -85,7 +96,7 @@
 #include "cca_test.h"
 
 #define TM_MSS		1000
-#define TM_RTT_US	10000
+#define TM_RTT_US	10000	/* the path's base RTT unless tm_path() sets one */
 #define TM_RING		2048	/* packets outstanding, transmissions in flight */
 #define TM_STEPS	12000
 #define TM_PHASES	16
@@ -111,6 +122,7 @@
 
 /* Sender's and receiver's state of one packet. */
 struct tm_pkt {
+	u64 sent_us;		/* its last transmission, on the flow's clock */
 	u8 sacked:1;		/* TCPCB_SACKED_ACKED */
 	u8 lost:1;		/* TCPCB_LOST */
 	u8 retrans:1;		/* TCPCB_SACKED_RETRANS: retransmission out */
@@ -122,6 +134,7 @@ struct tm_pkt {
 struct tm_tx {
 	u32 pkt;
 	bool retx;		/* a retransmission (see tm_drop()) */
+	u64 sent_us;
 };
 
 struct tm_step {
@@ -158,11 +171,33 @@ struct tm_flow {
 
 	bool app_stopped;	/* the application has nothing more to send */
 
+	u64 now_us;		/* the flow's clock: us since it started */
+	u64 mstamp0;		/* tcp_mstamp at its start */
+	u32 jiffies_added;	/* jiffies the clock has advanced so far */
+	u32 rtt_us;		/* the path's base RTT */
+	u32 tx_us;		/* the bottleneck's time per packet; 0: none */
+	u64 last_arrival_us;	/* the last arrival at the receiver */
+	u64 last_tx_us;		/* the last transmission */
+	const char *stuck;	/* the phase tm_arrive_until() did not finish */
+
 	struct tm_step *trace;
 	u32 steps;
 	struct tm_phase phases[TM_PHASES];
 	u8 n_phases;
 };
+
+/*
+ * A KUNIT_ASSERT for the mirror's invariants, which run with interrupts off
+ * (tm_run()): KUnit reports a failure with GFP_KERNEL allocations, so
+ * interrupts come back on first; the test ends there.
+ */
+#define TM_ASSERT(f, cond, ...)						\
+	do {								\
+		if (unlikely(!(cond))) {				\
+			local_irq_enable();				\
+			KUNIT_FAIL_AND_ABORT((f)->test, __VA_ARGS__);	\
+		}							\
+	} while (0)
 
 static inline struct tm_pkt *tm_pkt(struct tm_flow *f, u32 n)
 {
@@ -174,13 +209,40 @@ static inline u32 tm_seq(u32 n)
 	return 1 + n * TM_MSS;
 }
 
+/*
+ * The flow's clock moves to @t_us (never back): tcp_mstamp with it, and
+ * jiffies by as many ticks as that time holds (interrupts are off, so
+ * nothing else moves them; see tm_run()).
+ */
+static inline void tm_clock(struct tm_flow *f, u64 t_us)
+{
+	u32 j;
+
+	if (t_us <= f->now_us)
+		return;
+	f->now_us = t_us;
+	f->tp->tcp_mstamp = f->mstamp0 + t_us;
+	j = div_u64(t_us * HZ, USEC_PER_SEC);
+	if (j != f->jiffies_added) {
+		WARN_ON_ONCE(!irqs_disabled());
+		jiffies_64 += j - f->jiffies_added;
+		f->jiffies_added = j;
+	}
+}
+
+/* From now on the path's base RTT is @rtt_us, its bottleneck @tx_us a packet. */
+static inline void tm_path(struct tm_flow *f, u32 rtt_us, u32 tx_us)
+{
+	f->rtt_us = rtt_us;
+	f->tx_us = tx_us;
+}
+
 /* Record the state after a step. */
 static inline void tm_record(struct tm_flow *f)
 {
 	struct tm_step *s;
 
-	KUNIT_ASSERT_LT_MSG(f->test, f->steps, (u32)TM_STEPS,
-			    "%s: trace full", f->cca);
+	TM_ASSERT(f, f->steps < TM_STEPS, "%s: trace full", f->cca);
 	s = &f->trace[f->steps++];
 	s->cwnd = tcp_snd_cwnd(f->tp);
 	s->ssthresh = f->tp->snd_ssthresh;
@@ -191,7 +253,7 @@ static inline void tm_record(struct tm_flow *f)
 /* Steps from now on belong to phase @name; cwnd may differ by @cwnd_tol. */
 static inline void tm_phase(struct tm_flow *f, const char *name, u32 cwnd_tol)
 {
-	KUNIT_ASSERT_LT(f->test, f->n_phases, TM_PHASES);
+	TM_ASSERT(f, f->n_phases < TM_PHASES, "%s: too many phases", f->cca);
 	f->phases[f->n_phases].name = name;
 	f->phases[f->n_phases].cwnd_tol = cwnd_tol;
 	f->n_phases++;
@@ -213,14 +275,17 @@ static inline void tm_transmit(struct tm_flow *f, u32 n)
 	if (tcp_packets_in_flight(tp) == 0)
 		tcp_ca_event(f->sk, CA_EVENT_TX_START);
 	tp->lsndtime = tcp_jiffies32;
+	tm_pkt(f, n)->sent_us = f->now_us;
+	f->last_tx_us = f->now_us;
 	tp->data_segs_out++;
 	if (tcp_in_cwnd_reduction(f->sk))
 		tp->prr_out++;
 
-	KUNIT_ASSERT_LT(f->test, f->wire_len, (u32)TM_RING);
+	TM_ASSERT(f, f->wire_len < TM_RING, "%s: the wire is full", f->cca);
 	tx = &f->wire[(f->wire_head + f->wire_len++) % TM_RING];
 	tx->pkt = n;
 	tx->retx = false;
+	tx->sent_us = f->now_us;
 }
 
 /* tcp_retransmit_skb() of lost packet @n (undo and retrans_stamp too). */
@@ -248,7 +313,8 @@ static inline void tm_send_new(struct tm_flow *f)
 {
 	struct tcp_sock *tp = f->tp;
 
-	KUNIT_ASSERT_LT(f->test, f->nxt - f->una, (u32)TM_RING);
+	TM_ASSERT(f, f->nxt - f->una < TM_RING, "%s: %u packets out", f->cca,
+		  f->nxt - f->una);
 	memset(tm_pkt(f, f->nxt), 0, sizeof(struct tm_pkt));
 	tm_transmit(f, f->nxt);
 	f->nxt++;
@@ -304,7 +370,10 @@ static inline void tm_fill(struct tm_flow *f)
 static inline void tm_app_write(struct tm_flow *f)
 {
 	f->app_stopped = false;
-	cca_test_locked(f->sk, tcp_slow_start_after_idle_check(f->sk));
+	/* the socket's lock, as cca_test_locked() but with interrupts off */
+	spin_lock(&f->sk->sk_lock.slock);
+	tcp_slow_start_after_idle_check(f->sk);
+	spin_unlock(&f->sk->sk_lock.slock);
 	tm_fill(f);
 	tm_record(f);
 }
@@ -548,8 +617,8 @@ static inline void tm_cong_control(struct tm_flow *f, u32 ack, u32 delivered,
 	struct tcp_sock *tp = f->tp;
 	bool may_raise;
 
-	KUNIT_ASSERT_NULL_MSG(f->test, ops->cong_control,
-			      "%s: cong_control CCAs are not mirrored", ops->name);
+	TM_ASSERT(f, !ops->cong_control,
+		  "%s: cong_control CCAs are not mirrored", ops->name);
 	if (tcp_in_cwnd_reduction(f->sk)) {
 		tcp_cwnd_reduction(f->sk, delivered, lost, flag);
 		return;
@@ -597,6 +666,7 @@ static inline void tm_ack(struct tm_flow *f, u32 cum, bool ece, u32 dsack)
 	u32 prior_lost = tp->lost;
 	u32 sack_delivered = 0, acked = 0, n;
 	bool sack_rtt = false, seq_rtt = false, sack_info = false;
+	u64 last_ackt = 0, last_sackt = 0;
 	int flag = 0;
 
 	ece = ece && (tp->ecn_flags & TCP_ECN_OK);	/* tcp_ecn_rcv_ecn_echo() */
@@ -629,6 +699,7 @@ static inline void tm_ack(struct tm_flow *f, u32 cum, bool ece, u32 dsack)
 			} else if (!p->ever_retrans) {
 				flag |= TM_FLAG_ORIG_SACK_ACKED;
 				sack_rtt = true;
+				last_sackt = p->sent_us;
 			}
 			if (p->lost) {
 				p->lost = 0;
@@ -663,6 +734,7 @@ static inline void tm_ack(struct tm_flow *f, u32 cum, bool ece, u32 dsack)
 			flag |= TM_FLAG_RETRANS_DATA_ACKED;
 		} else if (!p->sacked) {
 			seq_rtt = true;
+			last_ackt = p->sent_us;
 			if (!after(tm_seq(n + 1), tp->high_seq))
 				flag |= TM_FLAG_ORIG_SACK_ACKED;
 		}
@@ -683,9 +755,11 @@ static inline void tm_ack(struct tm_flow *f, u32 cum, bool ece, u32 dsack)
 	if (seq_rtt && (flag & TM_FLAG_RETRANS_DATA_ACKED))
 		seq_rtt = false;
 	if (ops->pkts_acked) {
+		/* ca_rtt_us of tcp_clean_rtx_queue(): the SACKed, else the cumulative */
 		struct ack_sample sample = {
 			.pkts_acked = acked,
-			.rtt_us = seq_rtt || sack_rtt ? TM_RTT_US : -1,
+			.rtt_us = sack_rtt ? (s32)(f->now_us - last_sackt) :
+				  seq_rtt ? (s32)(f->now_us - last_ackt) : -1,
 		};
 
 		ops->pkts_acked(f->sk, &sample);
@@ -758,11 +832,19 @@ static inline void tm_rcv(struct tm_flow *f, const struct tm_tx *tx)
 	tm_rcv_ack(f, 0);
 }
 
-/* The transmission at the wire's head arrives. */
+/*
+ * The transmission at the wire's head arrives: half the base RTT after it
+ * was sent, or behind the one before it at the bottleneck; the clock moves
+ * to when an ACK sent then reaches the sender.
+ */
 static inline void tm_arrive_one(struct tm_flow *f)
 {
 	struct tm_tx tx = f->wire[f->wire_head];
+	u64 at = max(tx.sent_us + f->rtt_us / 2,
+		     f->last_arrival_us + f->tx_us);
 
+	f->last_arrival_us = at;
+	tm_clock(f, at + f->rtt_us - f->rtt_us / 2);
 	f->wire_head = (f->wire_head + 1) % TM_RING;
 	f->wire_len--;
 	tm_rcv(f, &tx);
@@ -792,7 +874,9 @@ static inline void tm_arrive_until(struct tm_flow *f,
 		else
 			break;
 	}
-	KUNIT_EXPECT_TRUE_MSG(f->test, done(f), "%s: never got there", f->cca);
+	/* reported after the script (tm_run()): interrupts are off here */
+	if (!done(f) && !f->stuck)
+		f->stuck = f->phases[f->n_phases - 1].name;
 	if (f->unacked)
 		tm_rcv_ack(f, 0);
 }
@@ -829,11 +913,10 @@ static inline void tm_drop(struct tm_flow *f, u32 pos, u32 n)
 {
 	u32 i;
 
-	KUNIT_ASSERT_LE(f->test, pos + n, f->wire_len);
+	TM_ASSERT(f, pos + n <= f->wire_len, "%s: nothing to drop", f->cca);
 	for (i = pos; i < pos + n; i++)
-		KUNIT_ASSERT_FALSE_MSG(f->test,
-				       f->wire[(f->wire_head + i) % TM_RING].retx,
-				       "%s: a retransmission dropped", f->cca);
+		TM_ASSERT(f, !f->wire[(f->wire_head + i) % TM_RING].retx,
+			  "%s: a retransmission dropped", f->cca);
 	for (i = pos; i + n < f->wire_len; i++)
 		f->wire[(f->wire_head + i) % TM_RING] =
 			f->wire[(f->wire_head + i + n) % TM_RING];
@@ -846,7 +929,7 @@ static inline void tm_delay_head(struct tm_flow *f, u32 by)
 	struct tm_tx head = f->wire[f->wire_head];
 	u32 i;
 
-	KUNIT_ASSERT_LT(f->test, by, f->wire_len);
+	TM_ASSERT(f, by < f->wire_len, "%s: nothing to overtake", f->cca);
 	for (i = 0; i < by; i++)
 		f->wire[(f->wire_head + i) % TM_RING] =
 			f->wire[(f->wire_head + i + 1) % TM_RING];
@@ -873,6 +956,8 @@ static inline void tm_rto(struct tm_flow *f, bool black_hole)
 {
 	u32 n;
 
+	tm_clock(f, f->last_tx_us +
+		 jiffies_to_usecs(inet_csk(f->sk)->icsk_rto));
 	if (black_hole)
 		f->wire_len = 0;
 	for (n = f->una; n != f->nxt; n++)
@@ -887,8 +972,7 @@ static inline void tm_rto(struct tm_flow *f, bool black_hole)
 
 /*
  * The application stops writing; everything sent is acked; then nothing is
- * sent for @idle_jiffies. tcp_jiffies32 cannot move, so lsndtime moves back
- * instead; tcp_mstamp, the test's own clock, moves forward.
+ * sent for @idle_jiffies.
  */
 static inline void tm_idle(struct tm_flow *f, u32 idle_jiffies)
 {
@@ -897,10 +981,9 @@ static inline void tm_idle(struct tm_flow *f, u32 idle_jiffies)
 	f->app_stopped = true;
 	for (i = 0; i < 64 && f->tp->packets_out; i++)
 		tm_rounds(f, 1);
-	KUNIT_ASSERT_EQ_MSG(f->test, f->tp->packets_out, 0U,
-			    "%s: the flight did not drain", f->cca);
-	f->tp->lsndtime = tcp_jiffies32 - idle_jiffies;
-	f->tp->tcp_mstamp += jiffies_to_usecs(idle_jiffies);
+	TM_ASSERT(f, !f->tp->packets_out, "%s: the flight did not drain",
+		  f->cca);
+	tm_clock(f, f->now_us + jiffies_to_usecs(idle_jiffies));
 	tm_record(f);
 }
 
@@ -947,6 +1030,8 @@ static inline struct tm_flow *tm_flow(struct kunit *test, const char *name,
 	f->tp->rx_opt.sack_ok = TCP_SACK_SEEN;
 	f->tp->reordering = READ_ONCE(init_net.ipv4.sysctl_tcp_reordering);
 	f->tp->tcp_mstamp = 5 * USEC_PER_SEC;
+	f->mstamp0 = f->tp->tcp_mstamp;
+	f->rtt_us = TM_RTT_US;
 	f->tp->ecn_flags = ecn ? TCP_ECN_OK : 0;
 	inet_csk(f->sk)->icsk_rto = HZ;
 	inet_csk(f->sk)->icsk_ca_ops = &tcp_reno;
@@ -959,9 +1044,28 @@ static inline struct tm_flow *tm_flow(struct kunit *test, const char *name,
 							f->sk), 0);
 
 	tm_phase(f, "start", 0);
+	return f;
+}
+
+/*
+ * Send the first window of @f and run @script on it, with interrupts off:
+ * the flow's clock is then the only thing that moves jiffies (tm_clock()),
+ * so that two flows that follow one script see the same times. A script
+ * moves the clock by seconds at most, well below RCU's stall timeout;
+ * between flows the system catches up.
+ */
+static inline void tm_run(struct tm_flow *f, void (*script)(struct tm_flow *f))
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
 	tm_fill(f);
 	tm_record(f);
-	return f;
+	script(f);
+	local_irq_restore(flags);
+	cond_resched();
+	KUNIT_EXPECT_NULL_MSG(f->test, f->stuck, "%s: never got to the end of %s",
+			      f->cca, f->stuck);
 }
 
 static inline const char *tm_state_name(u8 state)

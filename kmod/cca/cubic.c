@@ -1,69 +1,90 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cca_cubic: the transitional, ECN-tolerant Cubic of ccaas.
+ * cca_cubic: the transitional CCA of ccaas. It is Linux's Cubic, step for
+ * step, with one change: an ECN echo is answered in proportion to the
+ * marks, not as a loss.
  *
- * Window growth is Cubic's (RFC 9438, <ccaas/cubic.h>): after a reduction
- * from W_max the window follows W(t) = C (t - K)^3 + W_max, concave up to
- * W_max, flat around it, convex beyond, with C = 0.4 and the TCP-friendly
- * (Reno) region. Slow start is the stack's standard one; there is no
- * HyStart, so slow start ends at the first loss or ECN signal.
+ * Cubic (RFC 9438, as net/ipv4/tcp_cubic.c does it). After a reduction from
+ * W_max the window follows W(t) = C (t - K)^3 + W_max, concave up to W_max,
+ * flat around it, convex beyond, with C = 0.4 packets/s^3. Everything that
+ * decides a window is done as tcp_cubic.c does it, so that without ECN
+ * cwnd and ssthresh are the same, ACK by ACK (kunit/cca_diff_test.c):
  *
- * Loss (fast recovery, or a retransmission timeout): ssthresh = beta * cwnd
- * with beta = 0.7, and fast convergence (a flow cut below its previous W_max
- * remembers a lower plateau, leaving room to newer flows). After a timeout
- * the first congestion avoidance probes from the window it starts at, K = 0
- * (RFC 9438 section 4.8), as in-tree cubic does.
+ *  - the time base: t is jiffies since the epoch began, plus the least RTT
+ *    sample seen (delay_min, us), in 2^-10 s ticks; the curve is evaluated
+ *    at most once per jiffy, and again only once cwnd changed or HZ/32
+ *    passed;
+ *  - K = cbrt((W_max - cwnd) * 2^40 / (C * 1024)) by the same table and one
+ *    Newton step (cca_cubic_cbrt(): same rounding, about 0.2 % off cbrt);
+ *  - the first epoch of a connection (no W_max yet) grows by at least one
+ *    packet per 20 ACKed, and every epoch at most one per two ACKed;
+ *  - the Reno-friendly estimate, one packet per cwnd * scale / 8 ACKed with
+ *    scale = 8 (1 + beta) / 3 / (1 - beta) (15 for beta = 0.7);
+ *  - loss: ssthresh = max(cwnd * beta, 2) with beta = 717/1024, and fast
+ *    convergence W_max = cwnd (1 + beta) / 2 when cwnd is below the last
+ *    W_max; a timeout forgets everything (K = 0 from the window it finds);
+ *    undo gives back the window before the reduction (tcp_reno_undo_cwnd());
+ *  - restart after idle moves the epoch by the idle time;
+ *  - HyStart (hybrid slow start): slow start ends, ssthresh = cwnd, once
+ *    cwnd is at least hystart_low_window (16) and either the ACKs of a
+ *    round trip keep arriving less than hystart_ack_delta_us (2 ms) apart
+ *    for more than delay_min / 2 since the round began (an ACK train as
+ *    long as half the path's RTT: the pipe is full), or the least of the
+ *    round's first 8 RTT samples exceeds delay_min by delay_min / 8,
+ *    clamped to [4, 16] ms (a queue is building). Samples in the first
+ *    second of an epoch are not counted (after a recovery). The same
+ *    TcpExtTCPHystart* counters count its exits.
  *
- * ECN: a CE mark is not treated as a loss. Like DCTCP, cca_cubic keeps alpha,
- * the EWMA of the fraction of packets marked, updated once per round trip
- * (<ccaas/round.h>, <ccaas/ecn.h>), and on an ECN echo cuts by alpha / 2:
+ * The one difference, ECN. Like DCTCP, cca_cubic keeps alpha, the EWMA of
+ * the fraction of packets marked, updated once per round trip
+ * (<ccaas/ecn.h>), and on an ECN echo sets
  *
- *	ssthresh = cwnd * (1 - alpha / 2), never below beta * cwnd
+ *	ssthresh = cwnd * (1 - alpha / 2), never below Cubic's beta * cwnd
  *
- * at most once per round trip; a lightly marked flow barely slows. The cap
- * at beta keeps an ECN cut no harsher than a loss (alpha starts at 1, so the
- * first cuts are Cubic's classic beta until the estimate has converged).
+ * at most once per round trip; W_max and the epoch are updated as for a
+ * loss. A lightly marked flow barely slows. alpha starts at 1, so the first
+ * cuts are Cubic's own until the estimate has converged. On a connection
+ * without ECN nothing of this runs.
  *
- * Any socket is welcome. cca_cubic does not set TCP_CONG_NEEDS_ECN, so it
- * never asks for ECN at the handshake and sends no ECT on a connection that
- * did not negotiate ECN; on one that did, the stack sends ECT on new data
- * and passes ECN echoes on, and cca_cubic reacts proportionally.
+ * How an ECN cut is told from a loss. The stack reacts to an ECE itself:
+ * tcp_enter_cwr() calls ssthresh() and enters CWR, whose PRR brings cwnd
+ * down over a round trip. A loss calls the same ssthresh() (then enters
+ * Recovery, or Loss after a timeout). The stack reports each ACK's ECE bit
+ * through in_ack_event() (CA_ACK_ECE) before it runs the state machine for
+ * that ACK, so:
  *
- * How an ECN cut is told from a loss. cca_cubic has no cong_control, so the
- * stack itself reacts to an ECE: tcp_enter_cwr() calls ssthresh() and then
- * enters CWR, whose PRR brings cwnd down to ssthresh over a round trip. A
- * loss calls the same ssthresh() (then enters Recovery, or Loss after a
- * timeout). The stack reports each ACK's ECE bit through in_ack_event()
- * (CA_ACK_ECE) before it runs the state machine for that ACK, so:
- *
- *	- in_ack_event() remembers whether the ACK being processed carries ECE;
- *	- ssthresh() on such an ACK is an ECN cut (alpha / 2); otherwise (loss,
- *	  timeout, local congestion from the qdisc) it is a beta cut;
+ *	- in_ack_event() remembers whether the ACK being processed has ECE;
+ *	- ssthresh() on such an ACK is an ECN cut; otherwise (loss, timeout,
+ *	  local congestion from the qdisc) it is Cubic's cut;
  *	- set_state(Recovery), set_state(Loss) and CA_EVENT_LOSS turn a
- *	  preceding ECN cut into a beta cut from the same window: they cover an
- *	  ACK that carried ECE and also revealed a loss, a loss during the CWR
- *	  reduction (the stack does not call ssthresh() again then), and a
- *	  timeout after an ECE (tcp_enter_loss() in CWR calls neither
- *	  ssthresh() nor CA_EVENT_LOSS: only set_state(Loss)).
+ *	  preceding ECN cut into Cubic's cut from the same window
+ *	  (tp->prior_cwnd, the window when the reduction began): they cover an
+ *	  ACK that carried ECE and also revealed a loss, a loss during CWR
+ *	  (the stack does not call ssthresh() again then) and a timeout after
+ *	  an ECE (in CWR, tcp_enter_loss() calls neither ssthresh() nor
+ *	  CA_EVENT_LOSS). So ssthresh is then what cubic's would be.
  *
- * Receiver side: the stock 6.1 and 6.12 stacks send CA_EVENT_ECN_IS_CE and
- * CA_EVENT_ECN_NO_CE only to CCAs with TCP_CONG_NEEDS_ECN. cwnd_event()
- * handles them (<ccaas/ecn.h>: exact per-packet CE echo for a DCTCP-style
- * sender) should they arrive; on these kernels a cca_cubic receiver gives
- * the stack's RFC 3168 feedback (ECE until CWR), from which a DCTCP-style
- * sender overestimates alpha, i.e. errs on the safe side.
+ * cca_cubic does not set TCP_CONG_NEEDS_ECN: it never asks for ECN at the
+ * handshake and sends no ECT on a connection that did not negotiate it.
+ * As a receiver it gives the stack's RFC 3168 feedback (the stack sends
+ * CA_EVENT_ECN_IS_CE only to CCAs that need ECN, on every pinned line).
+ *
+ * What else differs from tcp_cubic.c, none of it on a window: the per-rule
+ * knobs (beta, c, and the ECN gain) of a ccaas policy; the core's header
+ * and ccalog's per-round report; no initial_ssthresh parameter (a rule's
+ * route metrics do that); and t - K is capped at 2^17 ticks (128 s), where
+ * tcp_cubic.c's cube overflows 64 bits past 347 s (the curve is then far
+ * above any cwnd below 280 000 packets, where both give the same cnt).
  */
 #include <linux/inet_diag.h>
 #include <linux/module.h>
 #include <net/tcp.h>
 
 #include <ccaas/ccaas.h>
-#include <ccaas/cubic.h>
 #include <ccaas/ecn.h>
 #include <ccaas/info.h>
 #include <ccaas/log.h>
 #include <ccaas/param.h>
-#include <ccaas/rate.h>
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
 
@@ -75,22 +96,51 @@
 #define CCA_CUBIC_NAME		"cca_cubic"
 #endif
 
-#define CCA_CUBIC_VERSION	CCAAS_VERSION(1, 0, 0)
+#define CCA_CUBIC_VERSION	CCAAS_VERSION(1, 1, 0)
+
+/* beta and C are fractions of 1024 (BICTCP_BETA_SCALE in tcp_cubic.c). */
+#define CCA_CUBIC_ONE		1024U
+
+/* The curve's clock: 2^-10 s ticks (BICTCP_HZ). */
+#define CCA_CUBIC_TICK_SHIFT	10
 
 /*
- * beta, in 1/1024: from 0.5 (Reno's halving) to 0.95; RFC 9438's 0.7 by
- * default. The ECN cut is never deeper than this.
+ * |t - K| in ticks is capped below 2^17 (128 s), so that C * |t - K|^3
+ * stays within 64 bits for every C up to CCA_CUBIC_C_MAX (2^12 * 2^51).
  */
+#define CCA_CUBIC_OFFS_MAX	((1ULL << 17) - 1)
+
+/* Without a known W_max, at least one packet per this many ACKed (5 %). */
+#define CCA_CUBIC_FIRST_CNT	20U
+
+/* HyStart: RTT samples per round for the delay test; its margin, in us. */
+#define CCA_CUBIC_HS_SAMPLES	8U
+#define CCA_CUBIC_HS_DELAY_MIN	4000U
+#define CCA_CUBIC_HS_DELAY_MAX	16000U
+
+/* hystart_detect bits, as tcp_cubic.c's. */
+#define CCA_CUBIC_HS_ACK_TRAIN	0x1
+#define CCA_CUBIC_HS_DELAY	0x2
+
+/*
+ * beta, in 1/1024: from 0.5 (Reno's halving) to 0.95; 0.7 by default.
+ * The ECN cut is never deeper than this.
+ */
+#define CCA_CUBIC_BETA_DEFAULT	717U
 #define CCA_CUBIC_BETA_MIN	512U
 #define CCA_CUBIC_BETA_MAX	972U
-static unsigned int cubic_beta __read_mostly = CCAAS_CUBIC_BETA_DEFAULT;
+static unsigned int cubic_beta __read_mostly = CCA_CUBIC_BETA_DEFAULT;
 CCAAS_PARAM_UINT(beta, cubic_beta, CCA_CUBIC_BETA_MIN, CCA_CUBIC_BETA_MAX, 0644);
 MODULE_PARM_DESC(beta, "loss reduction: cwnd * beta / 1024 [512..972]");
 
-/* C in 1/1024 packet/s^3: a tenth to ten times RFC 9438's 0.4. */
+/*
+ * C in 1/1024 packet/s^3: 410 is tcp_cubic.c's bic_scale 41 * 10 (0.4);
+ * from a tenth to ten times that.
+ */
+#define CCA_CUBIC_C_DEFAULT	410U
 #define CCA_CUBIC_C_MIN		41U
 #define CCA_CUBIC_C_MAX		4096U
-static unsigned int cubic_c __read_mostly = CCAAS_CUBIC_C_DEFAULT;
+static unsigned int cubic_c __read_mostly = CCA_CUBIC_C_DEFAULT;
 CCAAS_PARAM_UINT(c, cubic_c, CCA_CUBIC_C_MIN, CCA_CUBIC_C_MAX, 0644);
 MODULE_PARM_DESC(c, "cubic scaling constant C, in 1/1024 packet/s^3 [41..4096]");
 
@@ -117,33 +167,157 @@ static unsigned int tcp_friendliness __read_mostly = 1;
 CCAAS_PARAM_UINT(tcp_friendliness, tcp_friendliness, 0, 1, 0644);
 MODULE_PARM_DESC(tcp_friendliness, "grow at least as fast as Reno [0..1]");
 
-/* What the last reduction was a response to. */
-enum { CCA_CUBIC_CUT_NONE, CCA_CUBIC_CUT_ECN, CCA_CUBIC_CUT_LOSS };
+/* HyStart, with tcp_cubic.c's names and defaults. */
+static unsigned int hystart __read_mostly = 1;
+CCAAS_PARAM_UINT(hystart, hystart, 0, 1, 0644);
+MODULE_PARM_DESC(hystart, "hybrid slow start [0..1]");
 
+static unsigned int hystart_detect __read_mostly =
+	CCA_CUBIC_HS_ACK_TRAIN | CCA_CUBIC_HS_DELAY;
+CCAAS_PARAM_UINT(hystart_detect, hystart_detect, 0, 3, 0644);
+MODULE_PARM_DESC(hystart_detect, "hybrid slow start detection: 1 ACK train, 2 delay, 3 both [0..3]");
+
+static unsigned int hystart_low_window __read_mostly = 16;
+CCAAS_PARAM_UINT(hystart_low_window, hystart_low_window, 2, 65535, 0644);
+MODULE_PARM_DESC(hystart_low_window, "least cwnd for a hybrid slow start exit, packets [2..65535]");
+
+static unsigned int hystart_ack_delta_us __read_mostly = 2000;
+CCAAS_PARAM_UINT(hystart_ack_delta_us, hystart_ack_delta_us, 0, USEC_PER_SEC, 0644);
+MODULE_PARM_DESC(hystart_ack_delta_us, "most spacing of ACKs in a train, us [0..1000000]");
+
+/* What the last reduction was a response to. */
+enum {
+	CCA_CUBIC_CUT_NONE,
+	CCA_CUBIC_CUT_LOSS,
+	CCA_CUBIC_CUT_ECN,	/* an ECN cut: Cubic's state updated */
+	CCA_CUBIC_CUT_ECN_KEPT,	/* an ECE in a round already cut: nothing */
+};
+
+/*
+ * 104 bytes: the core's header, Cubic's state as tcp_cubic.c keeps it
+ * (struct bictcp), HyStart's, and the round of the ECN answer and ccalog
+ * (a struct ccaas_round whose flags live in @bits).
+ */
 struct cca_cubic {
-	struct ccaas_sock core;		/* the core's header: rule's knobs */
-	struct ccaas_round round;	/* current round trip */
-	struct ccaas_cubic cubic;	/* window growth */
-	u32 alpha;			/* marked fraction, 1/1024 units */
-	u32 loss_cwnd;			/* cwnd before the last reduction */
-	u32 prior_w_max;		/* cubic W_max before the last reduction */
-	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
-	u32 ce_state;			/* receiver: last data packet had CE */
-	u8 ece_ack;			/* the ACK being processed has ECE */
-	u8 cut;				/* CCA_CUBIC_CUT_*: the last reduction */
-	u8 cut_in_round;		/* a reduction happened this round */
+	struct ccaas_sock core;	/* the core's header: rule's knobs */
+	u32 cnt;		/* ACKed packets per +1 of cwnd */
+	u32 w_last_max;		/* W_max: cwnd at the last reduction, or 0 */
+	u32 last_cwnd;		/* cwnd when @cnt was computed */
+	u32 last_time;		/* jiffies, when */
+	u32 origin;		/* the curve's plateau, packets */
+	u32 k;			/* ticks from the epoch's start to the plateau */
+	u32 delay_min;		/* least RTT sample, us; 0: none yet */
+	u32 epoch_start;	/* jiffies; 0: no epoch (a new one next) */
+	u32 ack_cnt;		/* ACKed packets towards the Reno estimate */
+	u32 tcp_cwnd;		/* the Reno-friendly estimate, packets */
+	u32 hs_round_start;	/* HyStart's round began (us clock) */
+	u32 hs_end_seq;		/* and ends once snd_una passes this */
+	u32 hs_last_ack;	/* the last ACK of the train (us) */
+	u32 hs_curr_rtt;	/* least RTT sample of the round (us) */
+	u32 round_end_seq;	/* the per-RTT round: struct ccaas_round */
+	u32 round_delivered;
+	u32 round_delivered_ce;
+	u16 alpha;		/* marked fraction, 1/1024 units */
+	u16 round_flags:4;	/* CCAAS_ROUND_* of the round */
+	u16 hs_samples:4;	/* RTT samples of HyStart's round, up to 8 */
+	u16 hs_found:1;		/* HyStart ended slow start */
+	u16 ece_ack:1;		/* the ACK being processed has ECE */
+	u16 cut:2;		/* CCA_CUBIC_CUT_*: the last reduction */
+	u16 cut_in_round:1;	/* an ECN cut happened this round */
 };
 
 /* Indexes of cca_cubic_params[], the per-rule overrides. */
 enum { CCA_CUBIC_BETA, CCA_CUBIC_C, CCA_CUBIC_SHIFT_G, CCA_CUBIC_ALPHA_ON_INIT };
 
-/* The socket's Cubic constants: its rule's values, else the module's. */
-static void cca_cubic_cfg(const struct sock *sk, struct ccaas_cubic_cfg *cfg)
+static u32 cca_cubic_beta(const struct sock *sk)
 {
-	cfg->c = ccaas_sock_param(sk, CCA_CUBIC_C, cubic_c);
-	cfg->beta = ccaas_sock_param(sk, CCA_CUBIC_BETA, cubic_beta);
-	cfg->fast_convergence = fast_convergence;
-	cfg->tcp_friendly = tcp_friendliness;
+	return ccaas_sock_param(sk, CCA_CUBIC_BETA, cubic_beta);
+}
+
+/* Cubic's cut: cwnd * beta, at least 2 packets. */
+static u32 cca_cubic_beta_cwnd(u32 cwnd, u32 beta)
+{
+	return max((cwnd * beta) / CCA_CUBIC_ONE, 2U);
+}
+
+/*
+ * cbrt(@a), as tcp_cubic.c's cubic_root() computes it: a first estimate
+ * from a table indexed by the top six bits of @a (three bits of @a per bit
+ * of the root), then one Newton-Raphson step, x' = (2 x + a / x^2) / 3,
+ * with x^2 taken as x (x - 1) and the division by 3 as * 341 / 1024. The
+ * table and the rounding are that function's, on purpose: K, and so every
+ * window of an epoch, must be cubic's.
+ */
+static u32 cca_cubic_cbrt(u64 a)
+{
+	/* ((est[i] + 10) << s) >> 6 estimates the root of i << 3s */
+	static const u8 est[64] = {
+		  0,  54,  54,  54, 118, 118, 118, 118,
+		123, 129, 134, 138, 143, 147, 151, 156,
+		157, 161, 164, 168, 170, 173, 176, 179,
+		181, 185, 187, 190, 192, 194, 197, 199,
+		200, 202, 204, 206, 209, 211, 213, 215,
+		217, 219, 221, 222, 224, 225, 227, 229,
+		231, 232, 234, 236, 237, 239, 240, 242,
+		244, 245, 246, 248, 250, 251, 252, 254,
+	};
+	u32 bits = fls64(a), s, x;
+
+	if (bits < 7)
+		return ((u32)est[(u32)a] + 35) >> 6;
+
+	s = ((bits * 84) >> 8) - 1;	/* about bits / 3, rounded down */
+	x = ((u32)(((u32)est[(u32)(a >> (s * 3))] + 10) << s)) >> 6;
+	x = 2 * x + (u32)div64_u64(a, (u64)x * (u64)(x - 1));
+	return (x * 341) >> 10;
+}
+
+/* Cubic forgets its curve: a new epoch from the next window it sees. */
+static void cca_cubic_reset(struct cca_cubic *ca)
+{
+	ca->cnt = 0;
+	ca->w_last_max = 0;
+	ca->last_cwnd = 0;
+	ca->last_time = 0;
+	ca->origin = 0;
+	ca->k = 0;
+	ca->delay_min = 0;
+	ca->epoch_start = 0;
+	ca->ack_cnt = 0;
+	ca->tcp_cwnd = 0;
+	ca->hs_found = 0;
+}
+
+/* A new HyStart round: from now until what was sent is acknowledged. */
+static void cca_cubic_hs_reset(struct sock *sk, struct cca_cubic *ca)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	ca->hs_round_start = (u32)tp->tcp_mstamp;
+	ca->hs_last_ack = ca->hs_round_start;
+	ca->hs_end_seq = tp->snd_nxt;
+	ca->hs_curr_rtt = ~0U;
+	ca->hs_samples = 0;
+}
+
+/* The per-RTT round (ECN alpha, ccalog), as <ccaas/round.h> keeps one. */
+static void cca_cubic_round_start(struct cca_cubic *ca,
+				  const struct tcp_sock *tp)
+{
+	ca->round_end_seq = tp->snd_nxt;
+	/* get_info() reads these without the socket lock */
+	WRITE_ONCE(ca->round_delivered, tp->delivered);
+	WRITE_ONCE(ca->round_delivered_ce, tp->delivered_ce);
+	ca->round_flags = 0;
+	ca->cut_in_round = 0;
+}
+
+/* A round signal for ccalog (compiled out with CCAAS_NO_CCALOG). */
+static void cca_cubic_note(struct cca_cubic *ca, u32 flag)
+{
+#ifndef CCAAS_NO_CCALOG
+	ca->round_flags |= flag;
+#endif
 }
 
 static void cca_cubic_init(struct sock *sk)
@@ -156,33 +330,133 @@ static void cca_cubic_init(struct sock *sk)
 	ccaas_log_init(sk);
 
 	/*
-	 * A socket taken over mid-connection keeps its cwnd and ssthresh: its
-	 * first epoch starts at that cwnd, convex (no W_max known yet).
+	 * A socket taken over mid-connection keeps its cwnd and ssthresh, as
+	 * with a switch to cubic: a new epoch from that cwnd, and HyStart if
+	 * it is still in slow start.
 	 */
-	ccaas_cubic_reset(&ca->cubic);
+	cca_cubic_reset(ca);
+	if (hystart)
+		cca_cubic_hs_reset(sk, ca);
 	alpha = min(ccaas_sock_param(sk, CCA_CUBIC_ALPHA_ON_INIT, alpha_on_init),
 		    CCAAS_ALPHA_ONE);
 	ca->alpha = ccaas_alpha_seed(tp, alpha);
-	ca->loss_cwnd = 0;
-	ca->prior_w_max = 0;
-	ca->ce_state = 0;
-	ca->prior_rcv_nxt = tp->rcv_nxt;
 	ca->ece_ack = 0;
 	ca->cut = CCA_CUBIC_CUT_NONE;
-	ca->cut_in_round = 0;
-	ccaas_round_start(&ca->round, tp);
+	cca_cubic_round_start(ca, tp);
 }
 
-/* Record a reduction from @cwnd to @target for growth, undo and loss. */
-static void cca_cubic_reduce(struct cca_cubic *ca,
-			     const struct ccaas_cubic_cfg *cfg,
-			     u32 cwnd, u32 target, u8 cut)
+/*
+ * The curve's per-ACK increment for @cwnd: cnt ACKed packets add one
+ * packet (tcp_cong_avoid_ai()). tcp_cubic.c's bictcp_update().
+ */
+static void cca_cubic_update(struct sock *sk, struct cca_cubic *ca, u32 cwnd,
+			     u32 acked)
 {
-	ca->loss_cwnd = cwnd;
-	ca->prior_w_max = ca->cubic.w_max;
-	ccaas_cubic_on_reduction(&ca->cubic, cfg, cwnd, target);
-	ca->cut = cut;
-	ca->cut_in_round = 1;
+	u32 now = tcp_jiffies32;
+	u32 delta, target, c;
+	u64 offs, t;
+
+	ca->ack_cnt += acked;
+
+	if (ca->last_cwnd == cwnd && (s32)(now - ca->last_time) <= HZ / 32)
+		return;
+	/* the curve moves once per jiffy at most; a new epoch has no time */
+	if (ca->epoch_start && now == ca->last_time)
+		goto reno;
+
+	ca->last_cwnd = cwnd;
+	ca->last_time = now;
+	c = ccaas_sock_param(sk, CCA_CUBIC_C, cubic_c);
+
+	if (!ca->epoch_start) {
+		ca->epoch_start = now;
+		ca->ack_cnt = acked;
+		ca->tcp_cwnd = cwnd;
+		if (ca->w_last_max <= cwnd) {
+			ca->k = 0;
+			ca->origin = cwnd;
+		} else {
+			/* K^3 = (W_max - cwnd) / C s^3, in ticks^3 */
+			ca->k = cca_cubic_cbrt(div_u64(1ULL << (CCA_CUBIC_TICK_SHIFT * 3 + 10), c) *
+					       (ca->w_last_max - cwnd));
+			ca->origin = ca->w_last_max;
+		}
+	}
+
+	/* t, one least RTT ahead, in ticks */
+	t = (s32)(now - ca->epoch_start);
+	t += usecs_to_jiffies(ca->delay_min);
+	t <<= CCA_CUBIC_TICK_SHIFT;
+	do_div(t, HZ);
+
+	offs = t < ca->k ? ca->k - t : t - ca->k;
+	offs = min(offs, CCA_CUBIC_OFFS_MAX);
+	/* C * (t - K)^3 packets: c / 2^10 and ticks of 2^-10 s */
+	delta = (c * offs * offs * offs) >> (10 + 3 * CCA_CUBIC_TICK_SHIFT);
+	if (t < ca->k)
+		target = ca->origin - delta;
+	else
+		target = ca->origin + delta;
+
+	if (target > cwnd)
+		ca->cnt = cwnd / (target - cwnd);
+	else
+		ca->cnt = 100 * cwnd;	/* the plateau: almost no growth */
+
+	if (!ca->w_last_max && ca->cnt > CCA_CUBIC_FIRST_CNT)
+		ca->cnt = CCA_CUBIC_FIRST_CNT;
+
+reno:
+	if (tcp_friendliness) {
+		u32 beta = cca_cubic_beta(sk);
+		u32 scale = 8 * (CCA_CUBIC_ONE + beta) / 3 / (CCA_CUBIC_ONE - beta);
+
+		/* Reno's window: +1 per cwnd * scale / 8 ACKed (>= 1) */
+		delta = (cwnd * scale) >> 3;
+		if (ca->ack_cnt > delta) {
+			u32 n = (ca->ack_cnt - 1) / delta;
+
+			ca->ack_cnt -= n * delta;
+			ca->tcp_cwnd += n;
+		}
+		if (ca->tcp_cwnd > cwnd) {
+			u32 max_cnt = cwnd / (ca->tcp_cwnd - cwnd);
+
+			if (ca->cnt > max_cnt)
+				ca->cnt = max_cnt;
+		}
+	}
+
+	/* at most one packet per two ACKed: 1.5 cwnd per round trip */
+	ca->cnt = max(ca->cnt, 2U);
+}
+
+static void cca_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct cca_cubic *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!tcp_is_cwnd_limited(sk))
+		return;
+
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	cca_cubic_update(sk, ca, tcp_snd_cwnd(tp), acked);
+	tcp_cong_avoid_ai(tp, ca->cnt, acked);
+}
+
+/* A reduction from @cwnd: the epoch ends, W_max is set (fast convergence). */
+static void cca_cubic_reduce(struct cca_cubic *ca, u32 cwnd, u32 beta)
+{
+	ca->epoch_start = 0;
+	if (cwnd < ca->w_last_max && fast_convergence)
+		ca->w_last_max = (cwnd * (CCA_CUBIC_ONE + beta)) /
+				 (2 * CCA_CUBIC_ONE);
+	else
+		ca->w_last_max = cwnd;
 }
 
 static u32 cca_cubic_ssthresh(struct sock *sk)
@@ -190,58 +464,49 @@ static u32 cca_cubic_ssthresh(struct sock *sk)
 	struct cca_cubic *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
-	struct ccaas_cubic_cfg cfg;
-	u32 target;
+	u32 beta = cca_cubic_beta(sk);
 
-	ccaas_log_note(&ca->round, CCAAS_ROUND_SSTHRESH);
-	cca_cubic_cfg(sk, &cfg);
-	target = ccaas_cubic_beta_cwnd(cwnd, cfg.beta);
-
+	cca_cubic_note(ca, CCAAS_ROUND_SSTHRESH);
 	if (!ca->ece_ack || !ccaas_tcp_ecn_ok(tp)) {
-		cca_cubic_reduce(ca, &cfg, cwnd, target, CCA_CUBIC_CUT_LOSS);
-		return target;
+		cca_cubic_reduce(ca, cwnd, beta);
+		ca->cut = CCA_CUBIC_CUT_LOSS;
+		return cca_cubic_beta_cwnd(cwnd, beta);
 	}
 
 	/* An ECN echo: the stack is entering CWR. */
 	ca->ece_ack = 0;
 	if (ca->cut_in_round) {
-		/*
-		 * Already reduced this round: keep cwnd. Still remembered as
-		 * an ECN response, so that a loss on this ACK cuts by beta.
-		 */
-		ca->loss_cwnd = cwnd;
-		ca->prior_w_max = ca->cubic.w_max;
-		ca->cut = CCA_CUBIC_CUT_ECN;
+		/* already cut this round: keep cwnd, remember it was ECN */
+		ca->cut = CCA_CUBIC_CUT_ECN_KEPT;
 		return cwnd;
 	}
-	target = max(ccaas_alpha_cut(cwnd, ca->alpha), target);
-	cca_cubic_reduce(ca, &cfg, cwnd, target, CCA_CUBIC_CUT_ECN);
-	return target;
+	cca_cubic_reduce(ca, cwnd, beta);
+	ca->cut = CCA_CUBIC_CUT_ECN;
+	ca->cut_in_round = 1;
+	return max(ccaas_alpha_cut(cwnd, ca->alpha),
+		   cca_cubic_beta_cwnd(cwnd, beta));
 }
 
 /*
- * A loss: if the last reduction was an ECN response (same ACK, the CWR in
- * progress, or an ECE just before a timeout), make it a beta cut from the
- * window the ECN cut started from.
+ * A loss: if the last reduction was an ECN answer (same ACK, the CWR in
+ * progress, or an ECE just before a timeout), make it Cubic's cut from the
+ * window the reduction began at, as cubic's ssthresh() would have.
  */
 static void cca_cubic_loss(struct sock *sk)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct ccaas_cubic_cfg cfg;
-	u32 target;
+	u32 beta;
 
-	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
-	if (ca->cut != CCA_CUBIC_CUT_ECN)
+	cca_cubic_note(ca, CCAAS_ROUND_LOSS);
+	if (ca->cut != CCA_CUBIC_CUT_ECN && ca->cut != CCA_CUBIC_CUT_ECN_KEPT)
 		return;
 
-	cca_cubic_cfg(sk, &cfg);
-	target = ccaas_cubic_beta_cwnd(ca->loss_cwnd, cfg.beta);
-	ccaas_cubic_undo(&ca->cubic, ca->prior_w_max);
-	ccaas_cubic_on_reduction(&ca->cubic, &cfg, ca->loss_cwnd, target);
+	beta = cca_cubic_beta(sk);
+	if (ca->cut == CCA_CUBIC_CUT_ECN_KEPT)
+		cca_cubic_reduce(ca, tp->prior_cwnd, beta);
 	ca->cut = CCA_CUBIC_CUT_LOSS;
-	ca->cut_in_round = 1;
-	tp->snd_ssthresh = target;
+	tp->snd_ssthresh = cca_cubic_beta_cwnd(tp->prior_cwnd, beta);
 }
 
 static void cca_cubic_set_state(struct sock *sk, u8 new_state)
@@ -251,15 +516,99 @@ static void cca_cubic_set_state(struct sock *sk, u8 new_state)
 
 	if (new_state == TCP_CA_Recovery && old != TCP_CA_Recovery)
 		cca_cubic_loss(sk);
-	/*
-	 * A timeout while a reduction of this window is under way (CWR or
-	 * Recovery): tcp_enter_loss() then calls neither ssthresh() nor
-	 * CA_EVENT_LOSS, and this is the only call. The same as that event.
-	 */
-	if (new_state == TCP_CA_Loss && old != TCP_CA_Loss) {
-		cca_cubic_loss(sk);
-		ccaas_cubic_reset(&ca->cubic);
+	if (new_state == TCP_CA_Loss) {
+		/*
+		 * A timeout while a reduction is under way (CWR): then
+		 * tcp_enter_loss() calls neither ssthresh() nor CA_EVENT_LOSS.
+		 */
+		if (old != TCP_CA_Loss)
+			cca_cubic_loss(sk);
+		cca_cubic_reset(ca);
+		cca_cubic_hs_reset(sk, ca);
 	}
+}
+
+/* HyStart on one RTT sample of slow start: tcp_cubic.c's hystart_update(). */
+static void cca_cubic_hystart(struct sock *sk, struct cca_cubic *ca, u32 delay)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp);
+
+	if (after(tp->snd_una, ca->hs_end_seq))
+		cca_cubic_hs_reset(sk, ca);
+
+	if (cwnd < hystart_low_window)
+		return;
+
+	if (hystart_detect & CCA_CUBIC_HS_ACK_TRAIN) {
+		u32 now = (u32)tp->tcp_mstamp;
+
+		if ((s32)(now - ca->hs_last_ack) <= (s32)hystart_ack_delta_us) {
+			unsigned long rate = READ_ONCE(sk->sk_pacing_rate);
+			u32 threshold = ca->delay_min;
+
+			ca->hs_last_ack = now;
+			/*
+			 * TSO and GRO hold ACKs back: a cushion of two
+			 * 64 KB bursts at the pacing rate (doubled in slow
+			 * start), at most 1 ms.
+			 */
+			if (rate)
+				threshold += min_t(u64, USEC_PER_MSEC,
+						   div64_ul((u64)sk->sk_gso_max_size *
+							    4 * USEC_PER_SEC, rate));
+			/* paced packets may spread over half an RTT */
+			if (sk->sk_pacing_status == SK_PACING_NONE)
+				threshold >>= 1;
+			/* tcp_cubic.c's (s32) difference against a u32 */
+			if (now - ca->hs_round_start > threshold) {
+				ca->hs_found = 1;
+				NET_INC_STATS(sock_net(sk),
+					      LINUX_MIB_TCPHYSTARTTRAINDETECT);
+				NET_ADD_STATS(sock_net(sk),
+					      LINUX_MIB_TCPHYSTARTTRAINCWND, cwnd);
+				tp->snd_ssthresh = cwnd;
+			}
+		}
+	}
+
+	if (hystart_detect & CCA_CUBIC_HS_DELAY) {
+		if (ca->hs_curr_rtt > delay)
+			ca->hs_curr_rtt = delay;
+		if (ca->hs_samples < CCA_CUBIC_HS_SAMPLES) {
+			ca->hs_samples++;
+		} else if (ca->hs_curr_rtt > ca->delay_min +
+			   clamp(ca->delay_min >> 3, CCA_CUBIC_HS_DELAY_MIN,
+				 CCA_CUBIC_HS_DELAY_MAX)) {
+			ca->hs_found = 1;
+			NET_INC_STATS(sock_net(sk),
+				      LINUX_MIB_TCPHYSTARTDELAYDETECT);
+			NET_ADD_STATS(sock_net(sk),
+				      LINUX_MIB_TCPHYSTARTDELAYCWND, cwnd);
+			tp->snd_ssthresh = cwnd;
+		}
+	}
+}
+
+/* Every ACK with newly acknowledged data: the RTT sample. */
+static void cca_cubic_pkts_acked(struct sock *sk,
+				 const struct ack_sample *sample)
+{
+	struct cca_cubic *ca = inet_csk_ca(sk);
+	u32 delay;
+
+	if (sample->rtt_us < 0)
+		return;
+	/* the first second of an epoch: samples of a recovery, not counted */
+	if (ca->epoch_start && (s32)(tcp_jiffies32 - ca->epoch_start) < HZ)
+		return;
+
+	delay = sample->rtt_us ? sample->rtt_us : 1;
+	if (!ca->delay_min || ca->delay_min > delay)
+		ca->delay_min = delay;
+
+	if (!ca->hs_found && tcp_in_slow_start(tcp_sk(sk)) && hystart)
+		cca_cubic_hystart(sk, ca, delay);
 }
 
 /*
@@ -273,21 +622,25 @@ static noinline void cca_cubic_round_end(struct sock *sk)
 	u32 alpha;
 
 	alpha = ccaas_alpha_update(ca->alpha,
-				   ccaas_round_delivered(&ca->round, tp),
-				   ccaas_round_delivered_ce(&ca->round, tp),
+				   tp->delivered - ca->round_delivered,
+				   tp->delivered_ce - ca->round_delivered_ce,
 				   min(ccaas_sock_param(sk, CCA_CUBIC_SHIFT_G, shift_g),
 				       CCAAS_ALPHA_SHIFT));
 	/* get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha, alpha);
-	ccaas_round_start(&ca->round, tp);
-	ca->cut_in_round = 0;
+	cca_cubic_round_start(ca, tp);
 }
 
 /* The same for a connection ccalog reports: then the round goes to ccalog. */
 static noinline void cca_cubic_round_end_logged(struct sock *sk)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
-	struct ccaas_round done = ca->round;
+	struct ccaas_round done = {
+		.end_seq = ca->round_end_seq,
+		.delivered = ca->round_delivered,
+		.delivered_ce = ca->round_delivered_ce,
+		.flags = ca->round_flags,
+	};
 
 	cca_cubic_round_end(sk);
 	ccaas_log_rtt(sk, &done, ccaas_tcp_ecn_ok(tcp_sk(sk)) ?
@@ -300,8 +653,10 @@ static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
 	struct cca_cubic *ca = inet_csk_ca(sk);
 
 	ca->ece_ack = !!(flags & CA_ACK_ECE);
+	if (ca->ece_ack)
+		cca_cubic_note(ca, CCAAS_ROUND_ECE);
 
-	if (!ccaas_round_over(&ca->round, tcp_sk(sk)))
+	if (before(tcp_sk(sk)->snd_una, ca->round_end_seq))
 		return;
 	if (ccaas_logged(sk))
 		cca_cubic_round_end_logged(sk);
@@ -309,90 +664,52 @@ static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
 		cca_cubic_round_end(sk);
 }
 
-static void cca_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
-{
-	struct cca_cubic *ca = inet_csk_ca(sk);
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct ccaas_cubic_cfg cfg;
-	u32 rtt_us, grow;
-
-	if (!tcp_is_cwnd_limited(sk))
-		return;
-
-	if (tcp_in_slow_start(tp)) {
-		acked = tcp_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
-
-	cca_cubic_cfg(sk, &cfg);
-	rtt_us = ccaas_min_rtt_us(tp);
-	if (rtt_us == ~0U)
-		rtt_us = 0;
-	grow = ccaas_cubic_grow(&ca->cubic, &cfg, tcp_snd_cwnd(tp), acked,
-				(u32)tp->tcp_mstamp, rtt_us);
-	if (grow)
-		tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp) + grow,
-					 tp->snd_cwnd_clamp));
-}
-
 static void cca_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
 
 	switch (ev) {
-	case CA_EVENT_ECN_IS_CE:
-	case CA_EVENT_ECN_NO_CE:
-		if (ccaas_tcp_ecn_ok(tp))
-			ccaas_ecn_rcv_ce(sk, ev, &ca->prior_rcv_nxt,
-					 &ca->ce_state);
-		break;
 	case CA_EVENT_LOSS:
-		/*
-		 * A retransmission timeout, right after ssthresh(). The first
-		 * congestion avoidance after it starts a convex curve from
-		 * the window it finds (RFC 9438 section 4.8: K = 0, W_max and
-		 * W_est that window), not the plateau from before.
-		 */
+		/* a timeout, right after ssthresh() */
 		cca_cubic_loss(sk);
-		ccaas_cubic_reset(&ca->cubic);
 		break;
-	case CA_EVENT_TX_START:
-		/* sending resumes after idle: do not count the idle time */
-		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
-		ccaas_cubic_idle(&ca->cubic,
-				 jiffies_to_usecs(tcp_jiffies32 - tp->lsndtime));
+	case CA_EVENT_TX_START: {
+		/* sending resumes after idle: the curve does not count it */
+		u32 now = tcp_jiffies32;
+		s32 idle = now - tcp_sk(sk)->lsndtime;
+
+		cca_cubic_note(ca, CCAAS_ROUND_TX_START);
+		if (ca->epoch_start && idle > 0) {
+			ca->epoch_start += idle;
+			if (after(ca->epoch_start, now))
+				ca->epoch_start = now;
+		}
 		break;
+	}
 	default:
 		break;
 	}
 }
 
-/* A reduction proved spurious: back to the window and plateau before it. */
-static u32 cca_cubic_undo_cwnd(struct sock *sk)
-{
-	struct cca_cubic *ca = inet_csk_ca(sk);
-
-	ccaas_cubic_undo(&ca->cubic, ca->prior_w_max);
-	return max(tcp_snd_cwnd(tcp_sk(sk)), ca->loss_cwnd);
-}
-
 /*
  * `ss -ti` shows, for a connection that negotiated ECN, the DCTCP layout:
- * dctcp:(ce_state:..,alpha:..,ab_ecn:..,ab_tot:..) with cca_cubic's alpha
+ * dctcp:(ce_state:0,alpha:..,ab_ecn:..,ab_tot:..) with cca_cubic's alpha
  * (1/1024) and the current round's marked and delivered bytes. Without ECN
- * there is no alpha to show, and nothing is reported (as for Cubic).
+ * there is no alpha to show, and nothing is reported (as for cubic).
  */
 static size_t cca_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 				 union tcp_cc_info *info)
 {
 	const struct cca_cubic *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
 
-	if (!ccaas_tcp_ecn_ok(tcp_sk(sk)) || !ccaas_info_wanted(ext))
+	if (!ccaas_tcp_ecn_ok(tp) || !ccaas_info_wanted(ext))
 		return 0;
-	return ccaas_info_dctcp_round(sk, info, attr, true, ca->ce_state,
-				      READ_ONCE(ca->alpha), &ca->round);
+	return ccaas_info_dctcp(info, attr, true, 0, READ_ONCE(ca->alpha),
+				tp->mss_cache * (tp->delivered_ce -
+						 READ_ONCE(ca->round_delivered_ce)),
+				tp->mss_cache * (tp->delivered -
+						 READ_ONCE(ca->round_delivered)));
 }
 
 static struct tcp_congestion_ops cca_cubic_ops __read_mostly = {
@@ -400,9 +717,10 @@ static struct tcp_congestion_ops cca_cubic_ops __read_mostly = {
 	.ssthresh	= cca_cubic_ssthresh,
 	.cong_avoid	= cca_cubic_cong_avoid,
 	.set_state	= cca_cubic_set_state,
-	.undo_cwnd	= cca_cubic_undo_cwnd,
+	.undo_cwnd	= tcp_reno_undo_cwnd,
 	.cwnd_event	= cca_cubic_cwnd_event,
 	.in_ack_event	= cca_cubic_in_ack_event,
+	.pkts_acked	= cca_cubic_pkts_acked,
 	.get_info	= cca_cubic_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
 	/* no TCP_CONG_NEEDS_ECN: never asks for ECN, see the top */
@@ -413,10 +731,10 @@ static struct tcp_congestion_ops cca_cubic_ops __read_mostly = {
 /* Per policy rule overrides of the module parameters (`ccactl cca show`). */
 static const struct ccaas_param_spec cca_cubic_params[] = {
 	[CCA_CUBIC_BETA] = { .name = "beta", .min = CCA_CUBIC_BETA_MIN,
-	  .max = CCA_CUBIC_BETA_MAX, .def = CCAAS_CUBIC_BETA_DEFAULT,
+	  .max = CCA_CUBIC_BETA_MAX, .def = CCA_CUBIC_BETA_DEFAULT,
 	  .unit = "1/1024" },
 	[CCA_CUBIC_C] = { .name = "c", .min = CCA_CUBIC_C_MIN,
-	  .max = CCA_CUBIC_C_MAX, .def = CCAAS_CUBIC_C_DEFAULT,
+	  .max = CCA_CUBIC_C_MAX, .def = CCA_CUBIC_C_DEFAULT,
 	  .unit = "1/1024 pkt/s^3" },
 	[CCA_CUBIC_SHIFT_G] = { .name = "shift_g", .min = 0,
 	  .max = CCAAS_ALPHA_SHIFT, .def = 4, .unit = "log2(1/g)" },
@@ -436,6 +754,10 @@ static struct ccaas_cca cca_cubic = {
 static int __init cca_cubic_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct cca_cubic) > ICSK_CA_PRIV_SIZE);
+	/* the round's flags fit its 4 bits, alpha its u16 */
+	BUILD_BUG_ON(CCAAS_ROUND_SSTHRESH >= 1 << 4);
+	BUILD_BUG_ON(CCAAS_ALPHA_ONE > U16_MAX);
+	BUILD_BUG_ON(CCA_CUBIC_HS_SAMPLES >= 1 << 4);
 	return ccaas_cca_register(&cca_cubic);
 }
 
@@ -448,5 +770,5 @@ module_init(cca_cubic_register);
 module_exit(cca_cubic_unregister);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("ccaas: transitional ECN-tolerant Cubic (cca_cubic)");
+MODULE_DESCRIPTION("ccaas: Cubic with a proportional answer to ECN (cca_cubic)");
 MODULE_ALIAS("tcp_cca_cubic");
