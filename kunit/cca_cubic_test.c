@@ -243,9 +243,10 @@ static void send(struct cubic_fixture *f, u32 pkts)
 /*
  * One ACK for @pkts packets, @ce of them CE-marked, with ECE if @ece, @us
  * after the previous one. Runs what tcp_ack() runs for a CCA without
- * cong_control, in its order (the same on 6.1, 6.12 and 7.3):
- * tcp_clean_rtx_queue() counts delivered and delivered_ce; in_ack_event()
- * (tcp_in_ack_event()); on ECE, tcp_fastretrans_alert() -> tcp_try_to_open()
+ * cong_control, in its order (6.12's and 7.3's; 6.1 calls in_ack_event()
+ * first, which cca_cubic does not have): tcp_clean_rtx_queue() counts
+ * delivered and delivered_ce, then pkts_acked() (no RTT sample here); on
+ * ECE, tcp_fastretrans_alert() -> tcp_try_to_open()
  * -> the stack's own tcp_enter_cwr() (ssthresh() and CWR, unless already
  * reducing); then tcp_cong_control(): if @grow and the state is Open,
  * cong_avoid() (PRR in CWR and Recovery is not modelled: end_reduction()
@@ -255,12 +256,16 @@ static void send(struct cubic_fixture *f, u32 pkts)
 static void ack(struct cubic_fixture *f, u32 pkts, u32 ce, bool ece,
 		bool grow, u32 us)
 {
+	struct ack_sample sample = { .pkts_acked = pkts, .rtt_us = -1 };
+
 	ece = ece && (f->tp->ecn_flags & TCP_ECN_OK);
 	f->tp->tcp_mstamp += us;
 	f->tp->snd_una += pkts * MSS;
 	f->tp->delivered += pkts;
 	f->tp->delivered_ce += ce;
-	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | (ece ? CA_ACK_ECE : 0));
+	f->ops->pkts_acked(f->sk, &sample);
+	if (f->ops->in_ack_event)
+		f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | (ece ? CA_ACK_ECE : 0));
 	if (ece)
 		tcp_enter_cwr(f->sk);
 	if (grow && ca_state(f) == TCP_CA_Open)
@@ -410,6 +415,37 @@ static void cubic_ecn_one_cut_per_round(struct kunit *test)
 	KUNIT_EXPECT_LT(test, second, first);
 }
 
+/*
+ * CWR without marks: a loss found by a tail loss probe, or local
+ * congestion from the qdisc (both through tcp_init_cwnd_reduction() and
+ * set_state(CWR), as an ECE). No CE delivered in this round trip or the
+ * last: Cubic's cut, not alpha's.
+ */
+static void cubic_cwr_without_marks_is_cubic(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+
+	start(f, true, 1000);
+	converge_alpha_quarter(test, f);
+	/* two round trips without marks */
+	send(f, 8);
+	ack(f, 8, 0, false, false, 100);
+	send(f, 8);
+	ack(f, 4, 0, false, false, 100);
+	tcp_enter_cwr(f->sk);
+	KUNIT_EXPECT_EQ(test, ca_state(f), TCP_CA_CWR);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+
+	/* the same with a mark in the round: the proportional cut */
+	end_reduction(f);
+	tcp_snd_cwnd_set(f->tp, 100);
+	ack(f, 4, 0, false, false, 100);	/* ends the round */
+	send(f, 8);
+	ack(f, 4, 1, false, false, 100);
+	tcp_enter_cwr(f->sk);
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 87U);
+}
+
 static void cubic_loss_overrides_ecn_cut(struct kunit *test)
 {
 	struct cubic_fixture *f = test->priv;
@@ -429,7 +465,6 @@ static void cubic_loss_overrides_ecn_cut(struct kunit *test)
 	tcp_snd_cwnd_set(f->tp, 100);
 	ack(f, 4, 1, false, false, 100);	/* ends the round */
 	send(f, 8);
-	f->ops->in_ack_event(f->sk, CA_ACK_SLOWPATH | CA_ACK_ECE);
 	/* tcp_enter_recovery() -> tcp_init_cwnd_reduction() */
 	f->tp->prior_cwnd = tcp_snd_cwnd(f->tp);
 	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
@@ -523,6 +558,7 @@ static struct kunit_case cca_cubic_cases[] = {
 	KUNIT_CASE(cubic_ecn_cut_follows_alpha),
 	KUNIT_CASE(cubic_ecn_first_cut_is_beta),
 	KUNIT_CASE(cubic_ecn_one_cut_per_round),
+	KUNIT_CASE(cubic_cwr_without_marks_is_cubic),
 	KUNIT_CASE(cubic_loss_overrides_ecn_cut),
 	KUNIT_CASE(cubic_without_ecn),
 	KUNIT_CASE(cubic_undo_restores),

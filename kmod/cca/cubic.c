@@ -46,23 +46,24 @@
  * cuts are Cubic's own until the estimate has converged. On a connection
  * without ECN nothing of this runs.
  *
- * How an ECN cut is told from a loss. The stack reacts to an ECE itself:
- * tcp_enter_cwr() calls ssthresh() and enters CWR, whose PRR brings cwnd
- * down over a round trip. A loss calls the same ssthresh() (then enters
- * Recovery, or Loss after a timeout). The stack reports each ACK's ECE bit
- * through in_ack_event() (CA_ACK_ECE) before it runs the state machine for
- * that ACK, so:
+ * How an ECN cut is told from a loss, with no callback cubic does not have
+ * (the per-ACK cost stays cubic's). ssthresh() is always Cubic's, W_max
+ * and the epoch included. The stack reacts to an ECE itself:
+ * tcp_enter_cwr() calls ssthresh() and then set_state(CWR); a loss enters
+ * Recovery or, after a timeout, Loss. So:
  *
- *	- in_ack_event() remembers whether the ACK being processed has ECE;
- *	- ssthresh() on such an ACK is an ECN cut; otherwise (loss, timeout,
- *	  local congestion from the qdisc) it is Cubic's cut;
- *	- set_state(Recovery), set_state(Loss) and CA_EVENT_LOSS turn a
- *	  preceding ECN cut into Cubic's cut from the same window
- *	  (tp->prior_cwnd, the window when the reduction began): they cover an
- *	  ACK that carried ECE and also revealed a loss, a loss during CWR
- *	  (the stack does not call ssthresh() again then) and a timeout after
- *	  an ECE (in CWR, tcp_enter_loss() calls neither ssthresh() nor
- *	  CA_EVENT_LOSS). So ssthresh is then what cubic's would be.
+ *	- set_state(CWR) on a connection with ECN, in a round trip (or right
+ *	  after one) in which CE-marked packets were delivered, is an ECN
+ *	  echo: ssthresh becomes the proportional cut of tp->prior_cwnd (the
+ *	  window ssthresh() just cut). An ECE ACK acknowledges the marked
+ *	  packets it echoes (the stack counts them in tp->delivered_ce before
+ *	  the state machine runs). The other ways into CWR keep Cubic's cut:
+ *	  a loss found by a tail loss probe and local congestion from the
+ *	  qdisc, unless marks arrive in the same round trip;
+ *	- a loss during the CWR of an ECN cut (set_state(Recovery), or
+ *	  set_state(Loss) for a timeout: the stack calls no ssthresh() then)
+ *	  puts Cubic's cut of the same window back. An ACK with ECE that also
+ *	  shows a loss enters Recovery at once: Cubic's cut.
  *
  * cca_cubic does not set TCP_CONG_NEEDS_ECN: it never asks for ECN at the
  * handshake and sends no ECT on a connection that did not negotiate it.
@@ -186,12 +187,7 @@ CCAAS_PARAM_UINT(hystart_ack_delta_us, hystart_ack_delta_us, 0, USEC_PER_SEC, 06
 MODULE_PARM_DESC(hystart_ack_delta_us, "most spacing of ACKs in a train, us [0..1000000]");
 
 /* What the last reduction was a response to. */
-enum {
-	CCA_CUBIC_CUT_NONE,
-	CCA_CUBIC_CUT_LOSS,
-	CCA_CUBIC_CUT_ECN,	/* an ECN cut: Cubic's state updated */
-	CCA_CUBIC_CUT_ECN_KEPT,	/* an ECE in a round already cut: nothing */
-};
+enum { CCA_CUBIC_CUT_NONE, CCA_CUBIC_CUT_LOSS, CCA_CUBIC_CUT_ECN };
 
 /*
  * 104 bytes: the core's header, Cubic's state as tcp_cubic.c keeps it
@@ -221,9 +217,9 @@ struct cca_cubic {
 	u16 round_flags:4;	/* CCAAS_ROUND_* of the round */
 	u16 hs_samples:4;	/* RTT samples of HyStart's round, up to 8 */
 	u16 hs_found:1;		/* HyStart ended slow start */
-	u16 ece_ack:1;		/* the ACK being processed has ECE */
 	u16 cut:2;		/* CCA_CUBIC_CUT_*: the last reduction */
 	u16 cut_in_round:1;	/* an ECN cut happened this round */
+	u16 prev_round_ce:1;	/* the round before this one had CE marks */
 };
 
 /* Indexes of cca_cubic_params[], the per-rule overrides. */
@@ -238,6 +234,25 @@ static u32 cca_cubic_beta(const struct sock *sk)
 static u32 cca_cubic_beta_cwnd(u32 cwnd, u32 beta)
 {
 	return max((cwnd * beta) / CCA_CUBIC_ONE, 2U);
+}
+
+/*
+ * The Reno-friendly estimate's scale for @beta, 8 (1 + beta) / 3 / (1 - beta)
+ * (tcp_cubic.c's beta_scale): two divisions, so the last one is kept, beta
+ * and scale in one word (a policy rule may give a socket its own beta).
+ */
+static u64 cca_cubic_scale_cache;
+
+static u32 cca_cubic_reno_scale(u32 beta)
+{
+	u64 cached = READ_ONCE(cca_cubic_scale_cache);
+	u32 scale;
+
+	if (likely((u32)(cached >> 32) == beta))
+		return (u32)cached;
+	scale = 8 * (CCA_CUBIC_ONE + beta) / 3 / (CCA_CUBIC_ONE - beta);
+	WRITE_ONCE(cca_cubic_scale_cache, (u64)beta << 32 | scale);
+	return scale;
 }
 
 /*
@@ -304,6 +319,7 @@ static void cca_cubic_hs_reset(struct sock *sk, struct cca_cubic *ca)
 static void cca_cubic_round_start(struct cca_cubic *ca,
 				  const struct tcp_sock *tp)
 {
+	ca->prev_round_ce = tp->delivered_ce != ca->round_delivered_ce;
 	ca->round_end_seq = tp->snd_nxt;
 	/* get_info() reads these without the socket lock */
 	WRITE_ONCE(ca->round_delivered, tp->delivered);
@@ -340,8 +356,8 @@ static void cca_cubic_init(struct sock *sk)
 	alpha = min(ccaas_sock_param(sk, CCA_CUBIC_ALPHA_ON_INIT, alpha_on_init),
 		    CCAAS_ALPHA_ONE);
 	ca->alpha = ccaas_alpha_seed(tp, alpha);
-	ca->ece_ack = 0;
 	ca->cut = CCA_CUBIC_CUT_NONE;
+	ca->round_delivered_ce = tp->delivered_ce;
 	cca_cubic_round_start(ca, tp);
 }
 
@@ -408,11 +424,8 @@ static void cca_cubic_update(struct sock *sk, struct cca_cubic *ca, u32 cwnd,
 
 reno:
 	if (tcp_friendliness) {
-		u32 beta = cca_cubic_beta(sk);
-		u32 scale = 8 * (CCA_CUBIC_ONE + beta) / 3 / (CCA_CUBIC_ONE - beta);
-
 		/* Reno's window: +1 per cwnd * scale / 8 ACKed (>= 1) */
-		delta = (cwnd * scale) >> 3;
+		delta = (cwnd * cca_cubic_reno_scale(cca_cubic_beta(sk))) >> 3;
 		if (ca->ack_cnt > delta) {
 			u32 n = (ca->ack_cnt - 1) / delta;
 
@@ -459,54 +472,53 @@ static void cca_cubic_reduce(struct cca_cubic *ca, u32 cwnd, u32 beta)
 		ca->w_last_max = cwnd;
 }
 
+/* Cubic's, always: tcp_cubic.c's recalc_ssthresh(). */
 static u32 cca_cubic_ssthresh(struct sock *sk)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 cwnd = tcp_snd_cwnd(tp);
+	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
 	u32 beta = cca_cubic_beta(sk);
 
 	cca_cubic_note(ca, CCAAS_ROUND_SSTHRESH);
-	if (!ca->ece_ack || !ccaas_tcp_ecn_ok(tp)) {
-		cca_cubic_reduce(ca, cwnd, beta);
-		ca->cut = CCA_CUBIC_CUT_LOSS;
-		return cca_cubic_beta_cwnd(cwnd, beta);
-	}
-
-	/* An ECN echo: the stack is entering CWR. */
-	ca->ece_ack = 0;
-	if (ca->cut_in_round) {
-		/* already cut this round: keep cwnd, remember it was ECN */
-		ca->cut = CCA_CUBIC_CUT_ECN_KEPT;
-		return cwnd;
-	}
 	cca_cubic_reduce(ca, cwnd, beta);
-	ca->cut = CCA_CUBIC_CUT_ECN;
-	ca->cut_in_round = 1;
-	return max(ccaas_alpha_cut(cwnd, ca->alpha),
-		   cca_cubic_beta_cwnd(cwnd, beta));
+	ca->cut = CCA_CUBIC_CUT_LOSS;
+	return cca_cubic_beta_cwnd(cwnd, beta);
 }
 
 /*
- * A loss: if the last reduction was an ECN answer (same ACK, the CWR in
- * progress, or an ECE just before a timeout), make it Cubic's cut from the
- * window the reduction began at, as cubic's ssthresh() would have.
+ * The stack enters CWR, ssthresh() done. An ECN echo (marks this round
+ * trip or the last) gets the proportional cut of the same window, once a
+ * round trip: a second one keeps the window.
  */
-static void cca_cubic_loss(struct sock *sk)
+static void cca_cubic_cwr(struct sock *sk, struct cca_cubic *ca)
 {
-	struct cca_cubic *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 beta;
+
+	if (!ccaas_tcp_ecn_ok(tp) ||
+	    (tp->delivered_ce == ca->round_delivered_ce && !ca->prev_round_ce))
+		return;
+	cca_cubic_note(ca, CCAAS_ROUND_ECE);
+	ca->cut = CCA_CUBIC_CUT_ECN;
+	if (ca->cut_in_round) {
+		tp->snd_ssthresh = tp->prior_cwnd;
+		return;
+	}
+	ca->cut_in_round = 1;
+	tp->snd_ssthresh = max(ccaas_alpha_cut(tp->prior_cwnd, ca->alpha),
+			       tp->snd_ssthresh);
+}
+
+/* A loss during the CWR of an ECN cut: Cubic's cut of the same window. */
+static void cca_cubic_loss(struct sock *sk, struct cca_cubic *ca)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
 
 	cca_cubic_note(ca, CCAAS_ROUND_LOSS);
-	if (ca->cut != CCA_CUBIC_CUT_ECN && ca->cut != CCA_CUBIC_CUT_ECN_KEPT)
+	if (ca->cut != CCA_CUBIC_CUT_ECN)
 		return;
-
-	beta = cca_cubic_beta(sk);
-	if (ca->cut == CCA_CUBIC_CUT_ECN_KEPT)
-		cca_cubic_reduce(ca, tp->prior_cwnd, beta);
 	ca->cut = CCA_CUBIC_CUT_LOSS;
-	tp->snd_ssthresh = cca_cubic_beta_cwnd(tp->prior_cwnd, beta);
+	tp->snd_ssthresh = cca_cubic_beta_cwnd(tp->prior_cwnd,
+					       cca_cubic_beta(sk));
 }
 
 static void cca_cubic_set_state(struct sock *sk, u8 new_state)
@@ -514,18 +526,59 @@ static void cca_cubic_set_state(struct sock *sk, u8 new_state)
 	struct cca_cubic *ca = inet_csk_ca(sk);
 	u8 old = inet_csk(sk)->icsk_ca_state;
 
-	if (new_state == TCP_CA_Recovery && old != TCP_CA_Recovery)
-		cca_cubic_loss(sk);
-	if (new_state == TCP_CA_Loss) {
-		/*
-		 * A timeout while a reduction is under way (CWR): then
-		 * tcp_enter_loss() calls neither ssthresh() nor CA_EVENT_LOSS.
-		 */
+	switch (new_state) {
+	case TCP_CA_CWR:
+		cca_cubic_cwr(sk, ca);
+		break;
+	case TCP_CA_Recovery:
+		if (old != TCP_CA_Recovery)
+			cca_cubic_loss(sk, ca);
+		break;
+	case TCP_CA_Loss:
 		if (old != TCP_CA_Loss)
-			cca_cubic_loss(sk);
+			cca_cubic_loss(sk, ca);
 		cca_cubic_reset(ca);
 		cca_cubic_hs_reset(sk, ca);
+		break;
+	default:
+		break;
 	}
+}
+
+/*
+ * Once per round trip: fold the marks into alpha. Out of line, and a leaf:
+ * the per-ACK part below has nothing to save.
+ */
+static noinline void cca_cubic_round_end(struct sock *sk)
+{
+	struct cca_cubic *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 alpha;
+
+	alpha = ccaas_alpha_update(ca->alpha,
+				   tp->delivered - ca->round_delivered,
+				   tp->delivered_ce - ca->round_delivered_ce,
+				   min(ccaas_sock_param(sk, CCA_CUBIC_SHIFT_G, shift_g),
+				       CCAAS_ALPHA_SHIFT));
+	/* get_info() reads alpha without the socket lock. */
+	WRITE_ONCE(ca->alpha, alpha);
+	cca_cubic_round_start(ca, tp);
+}
+
+/* The same for a connection ccalog reports: then the round goes to ccalog. */
+static noinline void cca_cubic_round_end_logged(struct sock *sk)
+{
+	struct cca_cubic *ca = inet_csk_ca(sk);
+	struct ccaas_round done = {
+		.end_seq = ca->round_end_seq,
+		.delivered = ca->round_delivered,
+		.delivered_ce = ca->round_delivered_ce,
+		.flags = ca->round_flags,
+	};
+
+	cca_cubic_round_end(sk);
+	ccaas_log_rtt(sk, &done, ccaas_tcp_ecn_ok(tcp_sk(sk)) ?
+		      ca->alpha : CCAAS_LOG_NO_ALPHA, 0, 0);
 }
 
 /* HyStart on one RTT sample of slow start: tcp_cubic.c's hystart_update(). */
@@ -597,6 +650,14 @@ static void cca_cubic_pkts_acked(struct sock *sk,
 	struct cca_cubic *ca = inet_csk_ca(sk);
 	u32 delay;
 
+	/* the round trip's end: alpha, and ccalog's report */
+	if (unlikely(!before(tcp_sk(sk)->snd_una, ca->round_end_seq))) {
+		if (ccaas_logged(sk))
+			cca_cubic_round_end_logged(sk);
+		else
+			cca_cubic_round_end(sk);
+	}
+
 	if (sample->rtt_us < 0)
 		return;
 	/* the first second of an epoch: samples of a recovery, not counted */
@@ -611,83 +672,22 @@ static void cca_cubic_pkts_acked(struct sock *sk,
 		cca_cubic_hystart(sk, ca, delay);
 }
 
-/*
- * Once per round trip: fold the marks into alpha. Out of line, and a leaf:
- * the per-ACK part below has nothing to save.
- */
-static noinline void cca_cubic_round_end(struct sock *sk)
-{
-	struct cca_cubic *ca = inet_csk_ca(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 alpha;
-
-	alpha = ccaas_alpha_update(ca->alpha,
-				   tp->delivered - ca->round_delivered,
-				   tp->delivered_ce - ca->round_delivered_ce,
-				   min(ccaas_sock_param(sk, CCA_CUBIC_SHIFT_G, shift_g),
-				       CCAAS_ALPHA_SHIFT));
-	/* get_info() reads alpha without the socket lock. */
-	WRITE_ONCE(ca->alpha, alpha);
-	cca_cubic_round_start(ca, tp);
-}
-
-/* The same for a connection ccalog reports: then the round goes to ccalog. */
-static noinline void cca_cubic_round_end_logged(struct sock *sk)
-{
-	struct cca_cubic *ca = inet_csk_ca(sk);
-	struct ccaas_round done = {
-		.end_seq = ca->round_end_seq,
-		.delivered = ca->round_delivered,
-		.delivered_ce = ca->round_delivered_ce,
-		.flags = ca->round_flags,
-	};
-
-	cca_cubic_round_end(sk);
-	ccaas_log_rtt(sk, &done, ccaas_tcp_ecn_ok(tcp_sk(sk)) ?
-		      ca->alpha : CCAAS_LOG_NO_ALPHA, 0, 0);
-}
-
-/* Every ACK: whether it carried ECE (ssthresh() needs it); a round's end. */
-static void cca_cubic_in_ack_event(struct sock *sk, u32 flags)
-{
-	struct cca_cubic *ca = inet_csk_ca(sk);
-
-	ca->ece_ack = !!(flags & CA_ACK_ECE);
-	if (ca->ece_ack)
-		cca_cubic_note(ca, CCAAS_ROUND_ECE);
-
-	if (before(tcp_sk(sk)->snd_una, ca->round_end_seq))
-		return;
-	if (ccaas_logged(sk))
-		cca_cubic_round_end_logged(sk);
-	else
-		cca_cubic_round_end(sk);
-}
-
 static void cca_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
 
-	switch (ev) {
-	case CA_EVENT_LOSS:
-		/* a timeout, right after ssthresh() */
-		cca_cubic_loss(sk);
-		break;
-	case CA_EVENT_TX_START: {
-		/* sending resumes after idle: the curve does not count it */
-		u32 now = tcp_jiffies32;
-		s32 idle = now - tcp_sk(sk)->lsndtime;
+	u32 now = tcp_jiffies32;
+	s32 idle;
 
-		cca_cubic_note(ca, CCAAS_ROUND_TX_START);
-		if (ca->epoch_start && idle > 0) {
-			ca->epoch_start += idle;
-			if (after(ca->epoch_start, now))
-				ca->epoch_start = now;
-		}
-		break;
-	}
-	default:
-		break;
+	if (ev != CA_EVENT_TX_START)
+		return;
+	/* sending resumes after idle: the curve does not count it */
+	idle = now - tcp_sk(sk)->lsndtime;
+	cca_cubic_note(ca, CCAAS_ROUND_TX_START);
+	if (ca->epoch_start && idle > 0) {
+		ca->epoch_start += idle;
+		if (after(ca->epoch_start, now))
+			ca->epoch_start = now;
 	}
 }
 
@@ -719,7 +719,6 @@ static struct tcp_congestion_ops cca_cubic_ops __read_mostly = {
 	.set_state	= cca_cubic_set_state,
 	.undo_cwnd	= tcp_reno_undo_cwnd,
 	.cwnd_event	= cca_cubic_cwnd_event,
-	.in_ack_event	= cca_cubic_in_ack_event,
 	.pkts_acked	= cca_cubic_pkts_acked,
 	.get_info	= cca_cubic_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,

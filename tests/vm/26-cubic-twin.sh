@@ -17,7 +17,9 @@
 # the server, the server ACKs every packet (route quickack), and the
 # client sends one MSS per packet (gso_max_segs 1), so that each ACK
 # acknowledges one packet, in the same order on every run. The client sends
-# two packets (its minimum RTT is the 20 ms path's, cwnd stays 10), then the
+# ten small packets one at a time (its minimum RTT is the 20 ms path's even
+# if the emulated CPU stalls a few; once a run on a loaded host took two
+# stalled samples as the minimum and left slow start a round later), then the
 # delay steps up to 80 ms and it sends in bulk: slow start passes
 # hystart_low_window (16) in the first round at 80 ms, and once 8 RTT
 # samples of a round are in, 60 ms above the minimum, HyStart ends it,

@@ -5,8 +5,8 @@
   cubic_twin.py sink PORT
       accept connections on PORT and discard what they send
   cubic_twin.py run ADDR PORT CCA STEP HOLE RESTORE
-      connect on CCA; send 2 packets and wait (the path's RTT is learned,
-      cwnd stays 10); run the shell command STEP (the path's delay steps
+      connect on CCA; send 10 small packets one at a time (the path's RTT
+      is learned, cwnd stays 10); run the shell command STEP (the path's delay steps
       up); send in bulk until slow start ends (ssthresh set); go on for
       1.5 s; run HOLE (every packet lost); at the timeout (ca_state Loss)
       note ssthresh and the cwnd the last ACKs left; run RESTORE;
@@ -83,9 +83,14 @@ def run(addr, port, cca, step, hole, restore):
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cca.encode())
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
     s.connect((addr, port))
-    # two packets: RTT samples at the base delay; cwnd not limited, stays 10
-    s.sendall(b"y" * 2000)
-    time.sleep(0.6)
+    # ten small packets, one at a time: the least RTT sample is the base
+    # delay's even if the emulated CPU stalls some of them; one packet in
+    # flight does not make cwnd the limit, so it stays 10
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for _ in range(10):
+        s.sendall(b"y" * 100)
+        time.sleep(0.06)
+    time.sleep(0.3)
     subprocess.run(step, shell=True, check=True)
     time.sleep(0.1)
 
