@@ -14,7 +14,9 @@
  * every phase: slow start, HyStart's two exits (an ACK train as long as
  * half the RTT; RTT samples above the least by an eighth) and the cases
  * where it must not exit (the least RTT falling, a window below
- * hystart_low_window), the reduction of fast recovery and of a timeout,
+ * hystart_low_window), an exit once the RTT rises over a least RTT that
+ * followed it down, the reduction of fast recovery and of a timeout,
+ * the whole curve after a loss (concave, plateau, convex),
  * slow start back to ssthresh and congestion avoidance after each (with an
  * ACK per two packets, and per packet), undo, restart after idle. The
  * flows' clock moves jiffies and tcp_mstamp (tcp_mirror.h), so the cubic
@@ -77,6 +79,17 @@ static u32 max_cwnd(const struct tm_flow *f)
 
 	for (i = 0; i < f->steps; i++)
 		m = max(m, f->trace[i].cwnd);
+	return m;
+}
+
+/* The largest cwnd of @f's trace while ssthresh was still unset. */
+static u32 max_cwnd_unbounded(const struct tm_flow *f)
+{
+	u32 i, m = 0;
+
+	for (i = 0; i < f->steps; i++)
+		if (f->trace[i].ssthresh == TCP_INFINITE_SSTHRESH)
+			m = max(m, f->trace[i].cwnd);
 	return m;
 }
 
@@ -274,6 +287,12 @@ static void idle_cubic(struct tm_flow *f)
 static void hystart_train(struct tm_flow *f)
 {
 	tm_path(f, 10000, 400);
+	/*
+	 * A pacing rate, as the stack keeps one (20 Mbit/s), and a GSO size:
+	 * HyStart's cushion for TSO and GRO, min(1 ms, 4 * 64 KB / rate)
+	 */
+	f->sk->sk_pacing_rate = 2500000;
+	f->sk->sk_gso_max_size = 65536;
 	tm_phase(f, "slow start", 0);
 	tm_arrive_until(f, tm_at_ssthresh);
 	tm_phase(f, "after HyStart", 0);
@@ -298,7 +317,9 @@ static void hystart_delay(struct tm_flow *f)
 /*
  * No exit while the least RTT falls: no bottleneck (each round's ACKs come
  * at once, no train), and the base RTT drops from 30 to 10 ms after two
- * rounds; every sample is at the least RTT or below it.
+ * rounds; every sample is at the least RTT or below it. Then it rises to
+ * 15 ms: above the new least by more than 4 ms, so slow start ends there,
+ * for a CCA whose least RTT followed the fall (not from 30 ms).
  */
 static void hystart_rtt_falls(struct tm_flow *f)
 {
@@ -308,6 +329,22 @@ static void hystart_rtt_falls(struct tm_flow *f)
 	tm_path(f, 10000, 0);
 	tm_phase(f, "slow start, 10 ms", 0);
 	tm_rounds(f, 3);
+	tm_path(f, 15000, 0);
+	tm_phase(f, "slow start, 15 ms", 0);
+	tm_arrive_until(f, tm_at_ssthresh);
+	tm_phase(f, "after HyStart", 0);
+	tm_rounds(f, 3);
+}
+
+/*
+ * The whole curve: a 100 ms path, slow start to 40, a loss (W_max 40, cwnd
+ * 28: K = 3.1 s), then 7.5 s of congestion avoidance: concave up to the
+ * plateau at W_max, flat, then convex beyond it.
+ */
+static void ca_whole_curve(struct tm_flow *f)
+{
+	tm_path(f, 100000, 0);
+	one_loss(f, 75);
 }
 
 /*
@@ -478,17 +515,6 @@ static void cubic_timeout_ack_every_packet(struct kunit *test)
 	KUNIT_EXPECT_GT(test, tcp_snd_cwnd(f->tp), 8U);
 }
 
-/* The largest cwnd of @f's trace while ssthresh was still unset. */
-static u32 max_cwnd_unbounded(const struct tm_flow *f)
-{
-	u32 i, m = 0;
-
-	for (i = 0; i < f->steps; i++)
-		if (f->trace[i].ssthresh == TCP_INFINITE_SSTHRESH)
-			m = max(m, f->trace[i].cwnd);
-	return m;
-}
-
 static void cubic_hystart_train(struct kunit *test)
 {
 	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
@@ -528,11 +554,23 @@ static void cubic_hystart_rtt_falls(struct kunit *test)
 
 	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
 		 hystart_rtt_falls);
+	/* five round trips of slow start from 10, then the delay exit */
+	KUNIT_EXPECT_GE(test, max_cwnd_unbounded(f), 320U);
 	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train, 0UL);
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 0UL);
-	/* five round trips of slow start from 10 */
-	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, TCP_INFINITE_SSTHRESH);
-	KUNIT_EXPECT_EQ(test, max_cwnd(f), 320U);
+	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 2UL);
+	KUNIT_EXPECT_GT(test, f->tp->snd_ssthresh, 320U);
+	KUNIT_EXPECT_LT(test, f->tp->snd_ssthresh, 400U);
+}
+
+static void cubic_whole_curve(struct kunit *test)
+{
+	struct tm_flow *f;
+
+	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
+		 ca_whole_curve);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 28U);
+	/* past the plateau of 40: the convex part */
+	KUNIT_EXPECT_GT(test, tcp_snd_cwnd(f->tp), 45U);
 }
 
 static void cubic_hystart_low_window(struct kunit *test)
@@ -575,6 +613,7 @@ static struct kunit_case cca_diff_cases[] = {
 	KUNIT_CASE(cubic_hystart_delay),
 	KUNIT_CASE(cubic_hystart_rtt_falls),
 	KUNIT_CASE(cubic_hystart_low_window),
+	KUNIT_CASE(cubic_whole_curve),
 	{}
 };
 

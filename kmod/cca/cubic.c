@@ -6,7 +6,7 @@
  *
  * Cubic (RFC 9438, as net/ipv4/tcp_cubic.c does it). After a reduction from
  * W_max the window follows W(t) = C (t - K)^3 + W_max, concave up to W_max,
- * flat around it, convex beyond, with C = 0.4 packets/s^3. Everything that
+ * flat around it, convex beyond, with C = 410/1024 packets/s^3. Everything that
  * decides a window is done as tcp_cubic.c does it, so that without ECN
  * cwnd and ssthresh are the same, ACK by ACK (kunit/cca_diff_test.c):
  *
@@ -16,8 +16,9 @@
  *    passed;
  *  - K = cbrt((W_max - cwnd) * 2^40 / (C * 1024)) by the same table and one
  *    Newton step (cca_cubic_cbrt(): same rounding, about 0.2 % off cbrt);
- *  - the first epoch of a connection (no W_max yet) grows by at least one
- *    packet per 20 ACKed, and every epoch at most one per two ACKed;
+ *  - an epoch without a known W_max (the first, and each after a timeout)
+ *    grows by at least one packet per 20 ACKed, and every epoch by at most
+ *    one per two ACKed;
  *  - the Reno-friendly estimate, one packet per cwnd * scale / 8 ACKed with
  *    scale = 8 (1 + beta) / 3 / (1 - beta) (15 for beta = 0.7);
  *  - loss: ssthresh = max(cwnd * beta, 2) with beta = 717/1024, and fast
@@ -27,13 +28,15 @@
  *  - restart after idle moves the epoch by the idle time;
  *  - HyStart (hybrid slow start): slow start ends, ssthresh = cwnd, once
  *    cwnd is at least hystart_low_window (16) and either the ACKs of a
- *    round trip keep arriving less than hystart_ack_delta_us (2 ms) apart
+ *    round trip keep arriving at most hystart_ack_delta_us (2 ms) apart
  *    for more than delay_min / 2 since the round began (an ACK train as
- *    long as half the path's RTT: the pipe is full), or the least of the
- *    round's first 8 RTT samples exceeds delay_min by delay_min / 8,
- *    clamped to [4, 16] ms (a queue is building). Samples in the first
- *    second of an epoch are not counted (after a recovery). The same
- *    TcpExtTCPHystart* counters count its exits.
+ *    long as half the path's RTT: the pipe is full; delay_min itself when
+ *    the socket is paced, plus a cushion for TSO and GRO of up to 1 ms),
+ *    or, from a round's ninth RTT sample on, the least of its samples
+ *    exceeds delay_min by delay_min / 8, clamped to [4, 16] ms (a queue is
+ *    building). Samples in the first second of an epoch are not counted
+ *    (after a recovery). The same TcpExtTCPHystart* counters count its
+ *    exits.
  *
  * The one difference, ECN. Like DCTCP, cca_cubic keeps alpha, the EWMA of
  * the fraction of packets marked, updated once per round trip
@@ -42,9 +45,18 @@
  *	ssthresh = cwnd * (1 - alpha / 2), never below Cubic's beta * cwnd
  *
  * at most once per round trip; W_max and the epoch are updated as for a
- * loss. A lightly marked flow barely slows. alpha starts at 1, so the first
- * cuts are Cubic's own until the estimate has converged. On a connection
- * without ECN nothing of this runs.
+ * loss. alpha starts at 1 (a connection taken over mid-transfer: at its
+ * fraction of CE so far), so the first cuts are Cubic's own until the
+ * estimate has converged. On a connection without ECN only the round's
+ * bookkeeping runs (ccalog's report), never a cut of its own.
+ *
+ * How much the answer is in proportion depends on the receiver's feedback.
+ * The stack counts every packet an ECE ACK acknowledges as marked. A
+ * receiver that echoes each mark exactly (a DCTCP receiver: the fleet's
+ * listeners on cca_dctcp or dctcp; or AccECN) gives the true fraction, and
+ * a lightly marked flow barely slows. An RFC 3168 receiver (cubic's,
+ * cca_cubic's own) repeats ECE until the sender's CWR, about a window: the
+ * fraction reads near 1, alpha goes to 1, and the cut is Cubic's beta.
  *
  * How an ECN cut is told from a loss, with no callback cubic does not have
  * (the per-ACK cost stays cubic's). ssthresh() is always Cubic's, W_max
@@ -66,16 +78,18 @@
  *	  shows a loss enters Recovery at once: Cubic's cut.
  *
  * cca_cubic does not set TCP_CONG_NEEDS_ECN: it never asks for ECN at the
- * handshake and sends no ECT on a connection that did not negotiate it.
+ * handshake itself (net.ipv4.tcp_ecn=1 still does) and sends no ECT on a
+ * connection that did not negotiate it.
  * As a receiver it gives the stack's RFC 3168 feedback (the stack sends
  * CA_EVENT_ECN_IS_CE only to CCAs that need ECN, on every pinned line).
  *
  * What else differs from tcp_cubic.c, none of it on a window: the per-rule
  * knobs (beta, c, and the ECN gain) of a ccaas policy; the core's header
  * and ccalog's per-round report; no initial_ssthresh parameter (a rule's
- * route metrics do that); and t - K is capped at 2^17 ticks (128 s), where
- * tcp_cubic.c's cube overflows 64 bits past 347 s (the curve is then far
- * above any cwnd below 280 000 packets, where both give the same cnt).
+ * route metrics do that). A rule's c or beta that changes on a live
+ * connection applies from the next evaluation of the same epoch (cubic's
+ * C is fixed at load). Even cubic's overflow is kept: past t - K = 347 s
+ * its 64-bit cube wraps, and so does cca_cubic's.
  */
 #include <linux/inet_diag.h>
 #include <linux/module.h>
@@ -104,12 +118,6 @@
 
 /* The curve's clock: 2^-10 s ticks (BICTCP_HZ). */
 #define CCA_CUBIC_TICK_SHIFT	10
-
-/*
- * |t - K| in ticks is capped below 2^17 (128 s), so that C * |t - K|^3
- * stays within 64 bits for every C up to CCA_CUBIC_C_MAX (2^12 * 2^51).
- */
-#define CCA_CUBIC_OFFS_MAX	((1ULL << 17) - 1)
 
 /* Without a known W_max, at least one packet per this many ACKed (5 %). */
 #define CCA_CUBIC_FIRST_CNT	20U
@@ -355,7 +363,7 @@ static void cca_cubic_init(struct sock *sk)
 		cca_cubic_hs_reset(sk, ca);
 	alpha = min(ccaas_sock_param(sk, CCA_CUBIC_ALPHA_ON_INIT, alpha_on_init),
 		    CCAAS_ALPHA_ONE);
-	ca->alpha = ccaas_alpha_seed(tp, alpha);
+	WRITE_ONCE(ca->alpha, ccaas_alpha_seed(tp, alpha));
 	ca->cut = CCA_CUBIC_CUT_NONE;
 	ca->round_delivered_ce = tp->delivered_ce;
 	cca_cubic_round_start(ca, tp);
@@ -406,8 +414,10 @@ static void cca_cubic_update(struct sock *sk, struct cca_cubic *ca, u32 cwnd,
 	do_div(t, HZ);
 
 	offs = t < ca->k ? ca->k - t : t - ca->k;
-	offs = min(offs, CCA_CUBIC_OFFS_MAX);
-	/* C * (t - K)^3 packets: c / 2^10 and ticks of 2^-10 s */
+	/*
+	 * C * (t - K)^3 packets: c / 2^10 and ticks of 2^-10 s. As cubic's,
+	 * the cube wraps past 2^64 (t - K beyond 347 s with c = 410).
+	 */
 	delta = (c * offs * offs * offs) >> (10 + 3 * CCA_CUBIC_TICK_SHIFT);
 	if (t < ca->k)
 		target = ca->origin - delta;
@@ -500,12 +510,13 @@ static void cca_cubic_cwr(struct sock *sk, struct cca_cubic *ca)
 	cca_cubic_note(ca, CCAAS_ROUND_ECE);
 	ca->cut = CCA_CUBIC_CUT_ECN;
 	if (ca->cut_in_round) {
-		tp->snd_ssthresh = tp->prior_cwnd;
+		WRITE_ONCE(tp->snd_ssthresh, tp->prior_cwnd);
 		return;
 	}
 	ca->cut_in_round = 1;
-	tp->snd_ssthresh = max(ccaas_alpha_cut(tp->prior_cwnd, ca->alpha),
-			       tp->snd_ssthresh);
+	WRITE_ONCE(tp->snd_ssthresh,
+		   max(ccaas_alpha_cut(tp->prior_cwnd, ca->alpha),
+		       tp->snd_ssthresh));
 }
 
 /* A loss during the CWR of an ECN cut: Cubic's cut of the same window. */
@@ -517,8 +528,8 @@ static void cca_cubic_loss(struct sock *sk, struct cca_cubic *ca)
 	if (ca->cut != CCA_CUBIC_CUT_ECN)
 		return;
 	ca->cut = CCA_CUBIC_CUT_LOSS;
-	tp->snd_ssthresh = cca_cubic_beta_cwnd(tp->prior_cwnd,
-					       cca_cubic_beta(sk));
+	WRITE_ONCE(tp->snd_ssthresh,
+		   cca_cubic_beta_cwnd(tp->prior_cwnd, cca_cubic_beta(sk)));
 }
 
 static void cca_cubic_set_state(struct sock *sk, u8 new_state)
@@ -620,7 +631,7 @@ static void cca_cubic_hystart(struct sock *sk, struct cca_cubic *ca, u32 delay)
 					      LINUX_MIB_TCPHYSTARTTRAINDETECT);
 				NET_ADD_STATS(sock_net(sk),
 					      LINUX_MIB_TCPHYSTARTTRAINCWND, cwnd);
-				tp->snd_ssthresh = cwnd;
+				WRITE_ONCE(tp->snd_ssthresh, cwnd);
 			}
 		}
 	}
@@ -638,7 +649,7 @@ static void cca_cubic_hystart(struct sock *sk, struct cca_cubic *ca, u32 delay)
 				      LINUX_MIB_TCPHYSTARTDELAYDETECT);
 			NET_ADD_STATS(sock_net(sk),
 				      LINUX_MIB_TCPHYSTARTDELAYCWND, cwnd);
-			tp->snd_ssthresh = cwnd;
+			WRITE_ONCE(tp->snd_ssthresh, cwnd);
 		}
 	}
 }
@@ -702,14 +713,23 @@ static size_t cca_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 {
 	const struct cca_cubic *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 ce0, all0, ce, all;
 
 	if (!ccaas_tcp_ecn_ok(tp) || !ccaas_info_wanted(ext))
 		return 0;
+	/*
+	 * Without the socket lock: the round's start first, then the
+	 * counters, so that a round restarting in between reads as the two
+	 * rounds together, never as a negative count.
+	 */
+	ce0 = READ_ONCE(ca->round_delivered_ce);
+	all0 = READ_ONCE(ca->round_delivered);
+	ce = READ_ONCE(tp->delivered_ce) - ce0;
+	all = READ_ONCE(tp->delivered) - all0;
+	if ((s32)ce < 0 || (s32)all < 0)
+		ce = all = 0;
 	return ccaas_info_dctcp(info, attr, true, 0, READ_ONCE(ca->alpha),
-				tp->mss_cache * (tp->delivered_ce -
-						 READ_ONCE(ca->round_delivered_ce)),
-				tp->mss_cache * (tp->delivered -
-						 READ_ONCE(ca->round_delivered)));
+				tp->mss_cache * ce, tp->mss_cache * all);
 }
 
 static struct tcp_congestion_ops cca_cubic_ops __read_mostly = {
