@@ -727,7 +727,7 @@ static size_t cca_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 	ce = READ_ONCE(tp->delivered_ce) - ce0;
 	all = READ_ONCE(tp->delivered) - all0;
 	if ((s32)ce < 0 || (s32)all < 0)
-		ce = all = 0;
+		ce = 0, all = 0;
 	return ccaas_info_dctcp(info, attr, true, 0, READ_ONCE(ca->alpha),
 				tp->mss_cache * ce, tp->mss_cache * all);
 }
