@@ -76,11 +76,12 @@ bool ccaas_logsel_wants(struct ccaas_net *cn, struct sock *sk, u64 *cookie)
 
 /*
  * Does @ops report to ccalog? A ccaas CCA's ops with a per-ACK hook, where
- * rounds end (cca_dctcp's Reno fallback has none).
+ * rounds end: in_ack_event, pkts_acked (cca_cubic, which has no other, as
+ * cubic) or cong_control. cca_dctcp's Reno fallback has none.
  */
 bool ccaas_ops_logs(const struct tcp_congestion_ops *ops)
 {
-	return (ops->in_ack_event || ops->cong_control) &&
+	return (ops->in_ack_event || ops->pkts_acked || ops->cong_control) &&
 	       ccaas_registry_by_ops(ops);
 }
 
