@@ -8,7 +8,7 @@
 #   make install-tools        ccactl, ccaas-service, the systemd unit, man pages
 #   make check                everything the tests need, then every test suite
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
-#   make check-full           the same with every VM file on every line (no budget)
+#   make check-full           the same without the vm-lines tiers (no budget)
 #   make modules-debug        modules for the sanitizer kernel (built if needed)
 #   make bench                benchmarks in VMs (bench/README.md; bench/run.sh -h)
 #   make fuzz                 the netlink fuzzer for longer (tests/vm/90-fuzz.sh):
@@ -68,8 +68,9 @@ ccactl:
 check:
 	scripts/check.sh
 
-# The full tier: every VM file on every line its group runs on (make check
-# runs some on one line only, `# vm-lines:`); no time budget.
+# The full tier: every VM file on every line its group runs on, the
+# vm-alone ones on the oldest and newest (make check runs some on one
+# line only, `# vm-lines:`); no time budget.
 check-full:
 	CCAAS_VM_ALL_LINES=1 scripts/check.sh
 

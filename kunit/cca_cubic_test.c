@@ -244,8 +244,8 @@ static void send(struct cubic_fixture *f, u32 pkts)
  * One ACK for @pkts packets, with ECE if @ece (then all of them count as
  * CE-marked, as the stack counts them), @us
  * after the previous one. Runs what tcp_ack() runs for a CCA without
- * cong_control, in its order (6.12's and 7.3's; 6.1 calls in_ack_event()
- * first, which cca_cubic does not have): tcp_clean_rtx_queue() counts
+ * cong_control, in its order (the same on 6.1, 6.12 and 7.3):
+ * tcp_clean_rtx_queue() counts
  * delivered and delivered_ce, then pkts_acked() (no RTT sample here); on
  * ECE, tcp_fastretrans_alert() -> tcp_try_to_open()
  * -> the stack's own tcp_enter_cwr() (ssthresh() and CWR, unless already
@@ -405,7 +405,12 @@ static void cubic_ecn_first_cut_is_beta(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 }
 
-static void cubic_ecn_one_cut_per_round(struct kunit *test)
+/*
+ * One ECN cut per CWR: while the stack holds CWR (a window), further ECE
+ * ACKs cut nothing (tcp_enter_cwr() returns); the next CWR cuts again,
+ * from the window the first left.
+ */
+static void cubic_ecn_cut_per_cwr(struct kunit *test)
 {
 	struct cubic_fixture *f = test->priv;
 	u32 first, second;
@@ -417,23 +422,14 @@ static void cubic_ecn_one_cut_per_round(struct kunit *test)
 	ack(f, 4, true, false, 100);
 	first = f->tp->snd_ssthresh;
 	KUNIT_EXPECT_LT(test, first, 100U);
-	end_reduction(f);
-
-	/*
-	 * The CCA's own guard: a second ECN cut in one round is refused. The
-	 * stack itself holds CWR until the window is acknowledged, so it
-	 * reaches the guard only where a reduction ended early (an undo);
-	 * end_reduction() stands in for that here.
-	 */
 	ack(f, 4, true, false, 100);
+	ack(f, 4, true, false, 100);
+	KUNIT_EXPECT_EQ(test, ca_state(f), TCP_CA_CWR);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, first);
-	end_reduction(f);
-	ack(f, 4, true, false, 100);
 	end_reduction(f);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), first);
 
-	/* the round ends; the next ECE of the next round cuts again */
-	ack(f, 28, false, false, 100);
+	ack(f, 28, false, false, 100);	/* ends the round */
 	send(f, 40);
 	ack(f, 4, true, false, 100);
 	second = f->tp->snd_ssthresh;
@@ -443,10 +439,10 @@ static void cubic_ecn_one_cut_per_round(struct kunit *test)
 }
 
 /*
- * CWR without marks: a loss found by a tail loss probe, or local
- * congestion from the qdisc (both through tcp_init_cwnd_reduction() and
- * set_state(CWR), as an ECE). No CE delivered in this round trip or the
- * last: Cubic's cut, not alpha's.
+ * CWR without marks: local congestion from the qdisc (through
+ * tcp_enter_cwr(), as an ECE). No CE delivered in this round trip or the
+ * last: Cubic's cut, not alpha's. With marks: alpha's, unless it was a
+ * tail loss probe's loss.
  */
 static void cubic_cwr_without_marks_is_cubic(struct kunit *test)
 {
@@ -464,16 +460,36 @@ static void cubic_cwr_without_marks_is_cubic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 
 	/*
-	 * A mark delivered in the round (its ECE ACK's own CWR undone, as a
-	 * spurious reduction would be): the next entry into CWR, whatever
-	 * its cause, is the proportional cut
+	 * Local congestion while the path marks (a mark in this round trip,
+	 * its ECE's CWR over): the proportional cut, as an ECE's
 	 */
 	end_reduction(f);
 	tcp_snd_cwnd_set(f->tp, 100);
 	ack(f, 4, false, false, 100);	/* ends the round */
 	send(f, 8);
 	ack(f, 1, true, false, 100);
+	end_reduction(f);
+	tcp_snd_cwnd_set(f->tp, 100);
+	tcp_enter_cwr(f->sk);
 	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 85U);
+	end_reduction(f);
+
+	/*
+	 * A loss found by a tail loss probe in the same round: the stack
+	 * (tcp_process_tlp_ack()) sets up the reduction, enters CWR, ends it
+	 * at once and sends CA_EVENT_COMPLETE_CWR, PRR having counted nothing.
+	 * Cubic's cut, and cwnd on it.
+	 */
+	tcp_snd_cwnd_set(f->tp, 100);
+	f->tp->prior_cwnd = 100;
+	f->tp->prr_delivered = 0;
+	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	set_state(f, TCP_CA_CWR);
+	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 85U);
+	tcp_snd_cwnd_set(f->tp, f->tp->snd_ssthresh);
+	f->ops->cwnd_event(f->sk, CA_EVENT_COMPLETE_CWR);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
 }
 
 static void cubic_loss_overrides_ecn_cut(struct kunit *test)
@@ -587,7 +603,7 @@ static struct kunit_case cca_cubic_cases[] = {
 	KUNIT_CASE(cubic_loss_cuts_to_beta),
 	KUNIT_CASE(cubic_ecn_cut_follows_alpha),
 	KUNIT_CASE(cubic_ecn_first_cut_is_beta),
-	KUNIT_CASE(cubic_ecn_one_cut_per_round),
+	KUNIT_CASE(cubic_ecn_cut_per_cwr),
 	KUNIT_CASE(cubic_cwr_without_marks_is_cubic),
 	KUNIT_CASE(cubic_loss_overrides_ecn_cut),
 	KUNIT_CASE(cubic_without_ecn),

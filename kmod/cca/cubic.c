@@ -44,7 +44,7 @@
  *
  *	ssthresh = cwnd * (1 - alpha / 2), never below Cubic's beta * cwnd
  *
- * at most once per round trip; W_max and the epoch are updated as for a
+ * once per CWR (a round trip); W_max and the epoch are updated as for a
  * loss. alpha starts at 1 (a connection taken over mid-transfer: at its
  * fraction of CE so far), so the first cuts are Cubic's own until the
  * estimate has converged. On a connection without ECN only the round's
@@ -68,10 +68,15 @@
  *	  after one) in which CE-marked packets were delivered, is an ECN
  *	  echo: ssthresh becomes the proportional cut of tp->prior_cwnd (the
  *	  window ssthresh() just cut). An ECE ACK acknowledges the marked
- *	  packets it echoes (the stack counts them in tp->delivered_ce before
- *	  the state machine runs). The other ways into CWR keep Cubic's cut:
- *	  a loss found by a tail loss probe and local congestion from the
- *	  qdisc, unless marks arrive in the same round trip;
+ *	  packets it echoes (in RFC 3168 mode the stack counts them in
+ *	  tp->delivered_ce before the state machine runs; with 7.3's AccECN
+ *	  it counts them after pkts_acked(), so a round's last marks count in
+ *	  the next round's alpha). The other ways into CWR keep Cubic's cut:
+ *	  local congestion from the qdisc (a drop or NET_XMIT_CN), unless the
+ *	  path marked in the same or the last round trip (not counting one
+ *	  before an idle period), and a loss found by a tail loss probe, which
+ *	  enters and ends CWR on one ACK (CA_EVENT_COMPLETE_CWR with nothing
+ *	  counted by PRR puts Cubic's cut back);
  *	- a loss during the CWR of an ECN cut (set_state(Recovery), or
  *	  set_state(Loss) for a timeout: the stack calls no ssthresh() then)
  *	  puts Cubic's cut of the same window back. An ACK with ECE that also
@@ -85,7 +90,8 @@
  *
  * What else differs from tcp_cubic.c, none of it on a window: the per-rule
  * knobs (beta, c, and the ECN gain) of a ccaas policy; the core's header
- * and ccalog's per-round report; no initial_ssthresh parameter (a rule's
+ * and ccalog's per-round report (its ECE flag: a round whose entry into
+ * CWR was taken as an ECN echo; cca_cubic sees no ACK's flags); no initial_ssthresh parameter (a rule's
  * route metrics do that). A rule's c or beta that changes on a live
  * connection applies from the next evaluation of the same epoch (cubic's
  * C is fixed at load). Even cubic's overflow is kept: past t - K = 347 s
@@ -226,7 +232,6 @@ struct cca_cubic {
 	u16 hs_samples:4;	/* RTT samples of HyStart's round, up to 8 */
 	u16 hs_found:1;		/* HyStart ended slow start */
 	u16 cut:2;		/* CCA_CUBIC_CUT_*: the last reduction */
-	u16 cut_in_round:1;	/* an ECN cut happened this round */
 	u16 prev_round_ce:1;	/* the round before this one had CE marks */
 };
 
@@ -247,19 +252,21 @@ static u32 cca_cubic_beta_cwnd(u32 cwnd, u32 beta)
 /*
  * The Reno-friendly estimate's scale for @beta, 8 (1 + beta) / 3 / (1 - beta)
  * (tcp_cubic.c's beta_scale): two divisions, so the last one is kept, beta
- * and scale in one word (a policy rule may give a socket its own beta).
+ * and scale in one 32-bit word (a policy rule may give a socket its own
+ * beta).
  */
-static u64 cca_cubic_scale_cache;
+static u32 cca_cubic_scale_cache;
 
 static u32 cca_cubic_reno_scale(u32 beta)
 {
-	u64 cached = READ_ONCE(cca_cubic_scale_cache);
+	u32 cached = READ_ONCE(cca_cubic_scale_cache);
 	u32 scale;
 
-	if (likely((u32)(cached >> 32) == beta))
-		return (u32)cached;
+	/* beta < 2^10 and scale < 2^16 (102 at most): one word, no tearing */
+	if (likely(cached >> 16 == beta))
+		return cached & 0xffff;
 	scale = 8 * (CCA_CUBIC_ONE + beta) / 3 / (CCA_CUBIC_ONE - beta);
-	WRITE_ONCE(cca_cubic_scale_cache, (u64)beta << 32 | scale);
+	WRITE_ONCE(cca_cubic_scale_cache, beta << 16 | scale);
 	return scale;
 }
 
@@ -333,7 +340,6 @@ static void cca_cubic_round_start(struct cca_cubic *ca,
 	WRITE_ONCE(ca->round_delivered, tp->delivered);
 	WRITE_ONCE(ca->round_delivered_ce, tp->delivered_ce);
 	ca->round_flags = 0;
-	ca->cut_in_round = 0;
 }
 
 /* A round signal for ccalog (compiled out with CCAAS_NO_CCALOG). */
@@ -497,8 +503,8 @@ static u32 cca_cubic_ssthresh(struct sock *sk)
 
 /*
  * The stack enters CWR, ssthresh() done. An ECN echo (marks this round
- * trip or the last) gets the proportional cut of the same window, once a
- * round trip: a second one keeps the window.
+ * trip or the last) gets the proportional cut of the same window; the
+ * stack holds CWR for a window, so that is once a round trip.
  */
 static void cca_cubic_cwr(struct sock *sk, struct cca_cubic *ca)
 {
@@ -509,11 +515,6 @@ static void cca_cubic_cwr(struct sock *sk, struct cca_cubic *ca)
 		return;
 	cca_cubic_note(ca, CCAAS_ROUND_ECE);
 	ca->cut = CCA_CUBIC_CUT_ECN;
-	if (ca->cut_in_round) {
-		WRITE_ONCE(tp->snd_ssthresh, tp->prior_cwnd);
-		return;
-	}
-	ca->cut_in_round = 1;
 	WRITE_ONCE(tp->snd_ssthresh,
 		   max(ccaas_alpha_cut(tp->prior_cwnd, ca->alpha),
 		       tp->snd_ssthresh));
@@ -659,10 +660,16 @@ static void cca_cubic_pkts_acked(struct sock *sk,
 				 const struct ack_sample *sample)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 delay;
 
-	/* the round trip's end: alpha, and ccalog's report */
-	if (unlikely(!before(tcp_sk(sk)->snd_una, ca->round_end_seq))) {
+	/*
+	 * The round trip's end (alpha, ccalog's report): snd_una reached its
+	 * end, or the end is past snd_nxt (set before the connection had
+	 * one: an init() in SYN_SENT), in one unsigned compare.
+	 */
+	if (unlikely(ca->round_end_seq - tp->snd_una - 1 >=
+		     tp->snd_nxt - tp->snd_una)) {
 		if (ccaas_logged(sk))
 			cca_cubic_round_end_logged(sk);
 		else
@@ -679,22 +686,37 @@ static void cca_cubic_pkts_acked(struct sock *sk,
 	if (!ca->delay_min || ca->delay_min > delay)
 		ca->delay_min = delay;
 
-	if (!ca->hs_found && tcp_in_slow_start(tcp_sk(sk)) && hystart)
+	if (!ca->hs_found && tcp_in_slow_start(tp) && hystart)
 		cca_cubic_hystart(sk, ca, delay);
 }
 
 static void cca_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct cca_cubic *ca = inet_csk_ca(sk);
-
+	struct tcp_sock *tp = tcp_sk(sk);
 	u32 now = tcp_jiffies32;
 	s32 idle;
 
+	if (ev == CA_EVENT_COMPLETE_CWR) {
+		/*
+		 * A loss found by a tail loss probe: tcp_process_tlp_ack()
+		 * enters CWR and ends it on the same ACK, before PRR has
+		 * counted anything (an ECE's CWR ends a window later, having
+		 * counted). If that CWR took the ECN cut, Cubic's cut instead.
+		 */
+		if (ca->cut == CCA_CUBIC_CUT_ECN && !tp->prr_delivered) {
+			cca_cubic_loss(sk, ca);
+			tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), tp->snd_ssthresh));
+		}
+		return;
+	}
 	if (ev != CA_EVENT_TX_START)
 		return;
 	/* sending resumes after idle: the curve does not count it */
-	idle = now - tcp_sk(sk)->lsndtime;
+	idle = now - tp->lsndtime;
 	cca_cubic_note(ca, CCAAS_ROUND_TX_START);
+	/* nor do marks from before it make a local drop an ECN echo */
+	ca->prev_round_ce = 0;
 	if (ca->epoch_start && idle > 0) {
 		ca->epoch_start += idle;
 		if (after(ca->epoch_start, now))
@@ -728,6 +750,7 @@ static size_t cca_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 	all = READ_ONCE(tp->delivered) - all0;
 	if ((s32)ce < 0 || (s32)all < 0)
 		ce = 0, all = 0;
+	ce = min(ce, all);
 	return ccaas_info_dctcp(info, attr, true, 0, READ_ONCE(ca->alpha),
 				tp->mss_cache * ce, tp->mss_cache * all);
 }

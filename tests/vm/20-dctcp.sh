@@ -6,8 +6,8 @@
 # for more than 2 ms (a DCTCP-style step threshold); netem adds 2 ms on the
 # ACK path. 20 Mbit/s is well below what TCP over veth reaches under TCG, so
 # the bottleneck, not the emulated CPU, sets the rate.
-# make check runs it on the oldest line only (make check-full on every
-# line), where the compat layer does the most.
+# make check runs it on the oldest line only (make check-full on the
+# newest too), where the compat layer does the most.
 # vm-timeout: 240
 # vm-alone: yes
 # vm-lines: oldest

@@ -5,11 +5,10 @@
 # Path: client -- router -- server. The router's link to the server is a
 # 20 Mbit/s HTB bottleneck whose fq_codel marks CE once a packet has queued
 # for more than 2 ms; netem adds 2 ms on the ACK path.
-# make check runs it on the newest line only (make check-full on every
-# line): cca_cubic and in-tree cubic are the same algorithm on every line.
+# make check runs it on the oldest and the newest line (the vm-alone
+# files' lines).
 # vm-timeout: 240
 # vm-alone: yes
-# vm-lines: newest
 
 CUBIC_SECS=4
 CUBIC_RESULTS=$RESULTS/cubic.txt

@@ -22,8 +22,8 @@
 # calibration runs (eight full runs on 6.12, two on 6.1, on a shared,
 # busy 2-core host).
 # Results: stdout and $RESULTS/family.txt.
-# make check runs it on the newest line only (make check-full on every
-# line): coexistence and rollback are ccaas's, the same on every line.
+# make check runs it on the newest line only (make check-full on the
+# oldest too): coexistence and rollback are ccaas's, the same on every line.
 # vm-timeout: 360
 # vm-alone: yes
 # vm-lines: newest

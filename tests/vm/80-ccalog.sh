@@ -14,8 +14,8 @@
 # Not on the sanitizer kernel: its checks count rounds of paced transfers in
 # wall-clock windows, which a guest that slow does not fill. The ccalog
 # walks run there under the soak (log add/del all) and the fuzzer.
-# make check runs it on the oldest line only (make check-full on every
-# line), where ccalog's compat (no skaddr in tcp_probe) does the most;
+# make check runs it on the oldest line only (make check-full on the
+# newest too), where ccalog's compat (no skaddr in tcp_probe) does the most;
 # 81-ccalog-race runs the walks on the newest and the sanitizer kernel.
 # vm-timeout: 300
 # vm-alone: yes
