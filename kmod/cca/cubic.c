@@ -91,9 +91,10 @@
  * What else differs from tcp_cubic.c, none of it on a window: the per-rule
  * knobs (beta, c, and the ECN gain) of a ccaas policy; the core's header
  * and ccalog's per-round report (its ECE flag: a round whose entry into
- * CWR was taken as an ECN echo; cca_cubic sees no ACK's flags); no initial_ssthresh parameter (a rule's
- * route metrics do that). A rule's c or beta that changes on a live
- * connection applies from the next evaluation of the same epoch (cubic's
+ * CWR was taken as an ECN echo; cca_cubic sees no ACK's flags); no
+ * initial_ssthresh parameter (a rule's route metrics do that). A rule's
+ * c or beta that changes on a live connection applies from the next
+ * evaluation of the same epoch (cubic's
  * C is fixed at load). Even cubic's overflow is kept: past t - K = 347 s
  * its 64-bit cube wraps, and so does cca_cubic's.
  */
