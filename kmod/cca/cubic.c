@@ -94,9 +94,9 @@
  * CWR was taken as an ECN echo; cca_cubic sees no ACK's flags); no
  * initial_ssthresh parameter (a rule's route metrics do that). A rule's
  * c or beta that changes on a live connection applies from the next
- * evaluation of the same epoch (cubic's
- * C is fixed at load). Even cubic's overflow is kept: past t - K = 347 s
- * its 64-bit cube wraps, and so does cca_cubic's.
+ * evaluation of the same epoch (cubic's C is fixed at load). Even
+ * cubic's overflow is kept: past t - K = 347 s its 64-bit cube wraps, and
+ * so does cca_cubic's.
  */
 #include <linux/inet_diag.h>
 #include <linux/module.h>
