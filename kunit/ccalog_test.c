@@ -2,8 +2,8 @@
 /*
  * KUnit tests of the ccalog gate: a logged connection on a ccaas CCA emits
  * exactly one ccalog_rtt per round trip, whatever the ACK pattern, and an
- * unselected one none. Each CCA that ends its rounds in in_ack_event() is
- * driven with synthetic ACK sequences on a bare tcp_sock, with a probe on
+ * unselected one none. Each CCA that ends its rounds in in_ack_event() or
+ * pkts_acked() is driven with synthetic ACK sequences on a bare tcp_sock, with a probe on
  * the real tracepoint counting what it emits.
  */
 #include <kunit/test.h>
@@ -107,7 +107,18 @@ static void ack_delivered(struct gate_fixture *f, u32 pkts, u32 delivered,
 	/* The stack counts what an ECE ACK delivers as CE-marked. */
 	if (flags & CA_ACK_ECE)
 		f->tp->delivered_ce += delivered;
-	f->ops->in_ack_event(f->sk, flags);
+	/*
+	 * tcp_clean_rtx_queue()'s pkts_acked() (no RTT sample), then
+	 * tcp_in_ack_event(): a CCA ends its rounds in either (cca_cubic,
+	 * as cubic, has only the first)
+	 */
+	if (f->ops->pkts_acked) {
+		struct ack_sample sample = { .pkts_acked = pkts, .rtt_us = -1 };
+
+		f->ops->pkts_acked(f->sk, &sample);
+	}
+	if (f->ops->in_ack_event)
+		f->ops->in_ack_event(f->sk, flags);
 }
 
 /* An ACK for @pkts packets in sequence, and @sacked more beyond a hole. */
