@@ -61,6 +61,27 @@ static unsigned long mib(int field)
 	return snmp_fold_field(init_net.mib.net_statistics, field);
 }
 
+/* HyStart's exits while a diff ran, by test (TcpExtTCPHystart*Detect). */
+struct hs_exits {
+	unsigned long train;
+	unsigned long delay;
+};
+
+/* diff() of cubic and cca_cubic from slow start, counting HyStart's exits */
+static struct tm_flow *diff_hystart(struct kunit *test, diff_script script,
+				    struct hs_exits *n)
+{
+	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
+	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
+	struct tm_flow *f;
+
+	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
+		 script);
+	n->train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train;
+	n->delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay;
+	return f;
+}
+
 /* Did @f's trace pass through @state? */
 static bool saw_state(const struct tm_flow *f, u8 state)
 {
@@ -517,15 +538,12 @@ static void cubic_timeout_ack_every_packet(struct kunit *test)
 
 static void cubic_hystart_train(struct kunit *test)
 {
-	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
-	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
-	struct tm_flow *f;
+	struct hs_exits n;
+	struct tm_flow *f = diff_hystart(test, hystart_train, &n);
 
-	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
-		 hystart_train);
 	/* both left slow start by the train test, once each */
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train, 2UL);
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 0UL);
+	KUNIT_EXPECT_EQ(test, n.train, 2UL);
+	KUNIT_EXPECT_EQ(test, n.delay, 0UL);
 	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 16U);
 	KUNIT_EXPECT_LT(test, f->tp->snd_ssthresh, 50U);
 	KUNIT_EXPECT_FALSE(test, saw_state(f, TCP_CA_Recovery));
@@ -533,14 +551,11 @@ static void cubic_hystart_train(struct kunit *test)
 
 static void cubic_hystart_delay(struct kunit *test)
 {
-	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
-	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
-	struct tm_flow *f;
+	struct hs_exits n;
+	struct tm_flow *f = diff_hystart(test, hystart_delay, &n);
 
-	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
-		 hystart_delay);
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 2UL);
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train, 0UL);
+	KUNIT_EXPECT_EQ(test, n.delay, 2UL);
+	KUNIT_EXPECT_EQ(test, n.train, 0UL);
 	/* above the 27-packet pipe, before a loss */
 	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 27U);
 	KUNIT_EXPECT_FALSE(test, saw_state(f, TCP_CA_Recovery));
@@ -548,16 +563,13 @@ static void cubic_hystart_delay(struct kunit *test)
 
 static void cubic_hystart_rtt_falls(struct kunit *test)
 {
-	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
-	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
-	struct tm_flow *f;
+	struct hs_exits n;
+	struct tm_flow *f = diff_hystart(test, hystart_rtt_falls, &n);
 
-	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
-		 hystart_rtt_falls);
 	/* five round trips of slow start from 10, then the delay exit */
 	KUNIT_EXPECT_GE(test, max_cwnd_unbounded(f), 320U);
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train, 0UL);
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 2UL);
+	KUNIT_EXPECT_EQ(test, n.train, 0UL);
+	KUNIT_EXPECT_EQ(test, n.delay, 2UL);
 	KUNIT_EXPECT_GT(test, f->tp->snd_ssthresh, 320U);
 	KUNIT_EXPECT_LT(test, f->tp->snd_ssthresh, 400U);
 }
@@ -575,12 +587,9 @@ static void cubic_whole_curve(struct kunit *test)
 
 static void cubic_hystart_low_window(struct kunit *test)
 {
-	unsigned long train = mib(LINUX_MIB_TCPHYSTARTTRAINDETECT);
-	unsigned long delay = mib(LINUX_MIB_TCPHYSTARTDELAYDETECT);
-	struct tm_flow *f;
+	struct hs_exits n;
+	struct tm_flow *f = diff_hystart(test, hystart_low, &n);
 
-	f = diff(test, "cubic", "cca_cubic", false, TCP_INFINITE_SSTHRESH,
-		 hystart_low);
 	/*
 	 * The queue and the trains were there from cwnd 10 (4 packets fill
 	 * the path); slow start went on to 16 at least, then HyStart, not a
@@ -589,8 +598,7 @@ static void cubic_hystart_low_window(struct kunit *test)
 	KUNIT_EXPECT_GE(test, max_cwnd_unbounded(f), 16U);
 	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 16U);
 	KUNIT_EXPECT_LT(test, f->tp->snd_ssthresh, 32U);
-	KUNIT_EXPECT_EQ(test, mib(LINUX_MIB_TCPHYSTARTTRAINDETECT) - train +
-			mib(LINUX_MIB_TCPHYSTARTDELAYDETECT) - delay, 2UL);
+	KUNIT_EXPECT_EQ(test, n.train + n.delay, 2UL);
 	KUNIT_EXPECT_FALSE(test, saw_state(f, TCP_CA_Recovery));
 }
 
