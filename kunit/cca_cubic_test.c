@@ -490,6 +490,10 @@ static void cubic_cwr_without_marks_is_cubic(struct kunit *test)
 	f->ops->cwnd_event(f->sk, CA_EVENT_COMPLETE_CWR);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
+	/* then tcp_try_keep_open(): Open, and the cut stands */
+	set_state(f, TCP_CA_Open);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
 }
 
 static void cubic_loss_overrides_ecn_cut(struct kunit *test)
@@ -503,7 +507,7 @@ static void cubic_loss_overrides_ecn_cut(struct kunit *test)
 	send(f, 8);
 	ack(f, 4, true, false, 100);
 	KUNIT_EXPECT_GE(test, f->tp->snd_ssthresh, 85U);
-	set_state(f, TCP_CA_Recovery);
+	cca_test_enter_recovery(f->sk, false);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 	end_reduction(f);
 
@@ -511,10 +515,7 @@ static void cubic_loss_overrides_ecn_cut(struct kunit *test)
 	tcp_snd_cwnd_set(f->tp, 100);
 	ack(f, 4, false, false, 100);	/* ends the round */
 	send(f, 8);
-	/* tcp_enter_recovery() -> tcp_init_cwnd_reduction() */
-	f->tp->prior_cwnd = tcp_snd_cwnd(f->tp);
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	set_state(f, TCP_CA_Recovery);
+	cca_test_enter_recovery(f->sk, true);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 	end_reduction(f);
 
@@ -556,9 +557,8 @@ static void cubic_without_ecn(struct kunit *test)
 	send(f, 10);
 	ack(f, 10, false, true, 1000);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 110U);
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	cca_test_enter_recovery(f->sk, false);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 77U);
-	set_state(f, TCP_CA_Recovery);
 	end_reduction(f);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 77U);
 
@@ -572,10 +572,7 @@ static void cubic_undo_restores(struct kunit *test)
 	struct cubic_fixture *f = test->priv;
 
 	start(f, false, 1000);
-	/* tcp_init_cwnd_reduction(): the window before, then ssthresh() */
-	f->tp->prior_cwnd = tcp_snd_cwnd(f->tp);
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	set_state(f, TCP_CA_Recovery);
+	cca_test_enter_recovery(f->sk, false);
 	end_reduction(f);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
 	KUNIT_EXPECT_EQ(test, f->ops->undo_cwnd(f->sk), 100U);

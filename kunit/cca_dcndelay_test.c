@@ -413,7 +413,7 @@ static void dcn_step_resets_on_loss(struct kunit *test)
 
 	/* A loss and its recovery (cwnd = ssthresh after it), mid-round. */
 	ack(s, 10, 0, RTT_NO_QUEUE);
-	set_ca_state(s, TCP_CA_Recovery);
+	cca_test_enter_recovery(s->sk, false);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 109U * 819 / 1024);
 	tcp_snd_cwnd_set(s->tp, s->tp->snd_ssthresh);
 	set_ca_state(s, TCP_CA_Open);
@@ -471,8 +471,7 @@ static void dcn_loss_keeps_819_of_1024(struct kunit *test)
 	start_ca(s, 100, true);
 	ops = ops_now(s);
 	/* Recovery: the stack asks ssthresh(), then set_state(). */
-	s->tp->snd_ssthresh = ops->ssthresh(s->sk);
-	set_ca_state(s, TCP_CA_Recovery);
+	cca_test_enter_recovery(s->sk, false);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 79U);	/* 81900 / 1024 */
 	/* Still in Recovery: no second reduction. */
 	set_ca_state(s, TCP_CA_Recovery);
@@ -501,8 +500,37 @@ static void dcn_loss_during_ecn_cut_keeps_the_cut(struct kunit *test)
 	/* alpha = 1 at start: the ECN cut halves, below 819/1024. */
 	enter_cwr(s);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 50U);
-	set_ca_state(s, TCP_CA_Recovery);
+	cca_test_enter_recovery(s->sk, false);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 50U);
+	/* and a timeout after it: still the cut, the deeper of the two */
+	cca_test_enter_loss(s->sk);
+	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 50U);
+}
+
+/*
+ * A timeout during an ECN cut: tcp_enter_loss() calls no ssthresh() then,
+ * only set_state(Loss). With alpha at a tenth the ECN cut keeps about 96 %;
+ * the timeout still brings ssthresh to the loss response of the window
+ * the cut began from, 819/1024 of 100.
+ */
+static void dcn_timeout_during_ecn_cut(struct kunit *test)
+{
+	struct sim *s = test->priv;
+
+	/* taken over at a tenth CE: alpha 0.1 */
+	s->tp->delivered = 1000;
+	s->tp->delivered_ce = 100;
+	start_ca(s, 100, true);
+	enter_cwr(s);
+	KUNIT_ASSERT_GT(test, s->tp->snd_ssthresh, 90U);
+	ack(s, 10, 0, RTT_NO_QUEUE);
+	KUNIT_ASSERT_EQ(test, ca_state(s), TCP_CA_CWR);
+	cca_test_enter_loss(s->sk);
+	KUNIT_EXPECT_EQ(test, ca_state(s), TCP_CA_Loss);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), 1U);
+	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 79U);
+	/* a timeout found spurious goes back to the window before the cut */
+	KUNIT_EXPECT_EQ(test, ops_now(s)->undo_cwnd(s->sk), 100U);
 }
 
 /* --- the ECN guardrail ------------------------------------------------- */
@@ -666,8 +694,7 @@ static void dcn_falls_back_without_ecn(struct kunit *test)
 	/* Any reduction is the loss response (alpha plays no part). */
 	tcp_snd_cwnd_set(s->tp, 100);
 	KUNIT_EXPECT_EQ(test, now->ssthresh(s->sk), 79U);
-	s->tp->snd_ssthresh = now->ssthresh(s->sk);
-	set_ca_state(s, TCP_CA_Recovery);
+	cca_test_enter_recovery(s->sk, false);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 79U);
 }
 
@@ -699,6 +726,7 @@ static void dcn_takeover_starts_from_ce_fraction(struct kunit *test)
 
 static struct kunit_case cca_dcndelay_cases[] = {
 	KUNIT_CASE(dcn_takeover_starts_from_ce_fraction),
+	KUNIT_CASE(dcn_timeout_during_ecn_cut),
 	KUNIT_CASE(dcn_decrease_is_30pct_of_distance_to_target),
 	KUNIT_CASE(dcn_rule_target_rtt_sets_target),
 	KUNIT_CASE(dcn_rule_decrease_pct),

@@ -215,7 +215,7 @@ static void dctcp_loss_halves_and_undo_restores(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, alpha_of(test, f), 0U);
 	KUNIT_EXPECT_EQ(test, f->ops->ssthresh(f->sk), 100U);
 
-	f->ops->set_state(f->sk, TCP_CA_Recovery);
+	cca_test_enter_recovery(f->sk, false);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 50U);
 
 	tcp_snd_cwnd_set(f->tp, 50);

@@ -484,8 +484,7 @@ static void hp_loss_cuts_and_holds(struct kunit *test)
 	int i;
 
 	start(f, 100);
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	cca_test_enter_recovery(f->sk, false);
 	/* The entry ACK: W to 70, cwnd one above the flight (fast retransmit). */
 	ack_u(f, 1, HT_T_US, 100);
 	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 70U);
@@ -613,9 +612,13 @@ static void hp_local_congestion_after_ece(struct kunit *test)
 /*
  * A loss a tail loss probe found is a loss even on an ACK with ECE:
  * tcp_process_tlp_ack() runs after tcp_in_ack_event(), clears
- * tlp_high_seq and calls ssthresh() (tcp_init_cwnd_reduction()), then
- * enters CWR. And on 7.x AccECN can count CE on a fast-path ACK, which
- * reports no CA_ACK_ECE: that tcp_enter_cwr() is ECN's, no cut.
+ * tlp_high_seq and calls ssthresh() (tcp_init_cwnd_reduction()), enters
+ * CWR, ends the reduction at once (tcp_end_cwnd_reduction(), nothing for a
+ * CCA with cong_control()) and goes back to Open (tcp_try_keep_open(),
+ * nothing SACKed, lost or retransmitted), all before cong_control(). So
+ * the cut is made in Open, and holds on the ACKs after. And on 7.x AccECN
+ * can count CE on a fast-path ACK, which reports no CA_ACK_ECE: that
+ * tcp_enter_cwr() is ECN's, no cut.
  */
 static void hp_tlp_loss_and_accecn_fast_path(struct kunit *test)
 {
@@ -635,8 +638,14 @@ static void hp_tlp_loss_and_accecn_fast_path(struct kunit *test)
 	f->tp->tlp_high_seq = 0;
 	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
 	tcp_set_ca_state(f->sk, TCP_CA_CWR);
+	tcp_set_ca_state(f->sk, TCP_CA_Open);
 	rs.prior_delivered = f->tp->delivered - 10;
 	cong_control(f, &rs);
+	EXPECT_NEAR(test, w_ref_of(test, f), 70, 1);
+	KUNIT_EXPECT_LE(test, tcp_snd_cwnd(f->tp), 71U);
+	/* the next ACKs, in Open at the same U: no second cut, no return */
+	send(f, 10);
+	ack_u(f, 1, HT_T_US, 70);
 	EXPECT_NEAR(test, w_ref_of(test, f), 70, 1);
 
 	hp_fixture_reset(test, f);
@@ -672,14 +681,45 @@ static void hp_timeout_halves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 50U);
 }
 
+/*
+ * A timeout during a reduction: tcp_enter_loss() calls neither ssthresh()
+ * nor CA_EVENT_LOSS while CWR or Recovery has not reached high_seq, only
+ * set_state(Loss). A timeout still halves the window the reduction began
+ * from: after an ECE, which cut nothing, and after fast recovery's 0.7.
+ */
+static void hp_timeout_during_reduction_halves(struct kunit *test)
+{
+	struct hp_fixture *f = test->priv;
+	int c, i;
+
+	for (c = 0; c < 2; c++) {
+		hp_fixture_reset(test, f);
+		start(f, 100);
+		if (c == 0) {
+			ack_ece(f, 1, 1);
+			KUNIT_ASSERT_EQ(test, w_ref_of(test, f), 100U);
+		} else {
+			cca_test_enter_recovery(f->sk, false);
+			ack_u(f, 1, HT_T_US, 100);
+			KUNIT_ASSERT_EQ(test, w_ref_of(test, f), 70U);
+		}
+		cca_test_enter_loss(f->sk);
+		KUNIT_EXPECT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state,
+				TCP_CA_Loss);
+		KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 50U);
+		/* slow start from 1 up to W, and no further while in Loss */
+		for (i = 0; i < 60; i++)
+			ack_full(f, 1, HT_T_US / 8, HT_T_US, 10, 0, false);
+		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 50U);
+	}
+}
+
 static void hp_undo_restores_window(struct kunit *test)
 {
 	struct hp_fixture *f = test->priv;
 
 	start(f, 100);
-	f->tp->prior_cwnd = 100;
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	cca_test_enter_recovery(f->sk, false);
 	ack_u(f, 1, HT_T_US, 100);
 	KUNIT_ASSERT_EQ(test, w_ref_of(test, f), 70U);
 	tcp_snd_cwnd_set(f->tp, f->ops->undo_cwnd(f->sk));
@@ -721,6 +761,7 @@ static struct kunit_case cca_hpcc_cases[] = {
 	KUNIT_CASE(hp_local_congestion_after_ece),
 	KUNIT_CASE(hp_tlp_loss_and_accecn_fast_path),
 	KUNIT_CASE(hp_timeout_halves),
+	KUNIT_CASE(hp_timeout_during_reduction_halves),
 	KUNIT_CASE(hp_undo_restores_window),
 	KUNIT_CASE(hp_eta_per_rule),
 	{}

@@ -100,18 +100,25 @@ static inline struct tcp_sock *cca_test_sock(struct kunit *test, u32 mss,
 }
 
 /*
- * The retransmission timer fires on @sk: the stack's own tcp_enter_loss()
- * (exported by the sanitizer kernel, scripts/debug-kernel/kunit-exports.c).
- * It begins with tcp_timeout_mark_lost(), which walks the retransmit
- * queue and marks lost every packet not SACKed (with RACK, all but those
- * sent too recently to have timed out: none, in these tests' flights); a
- * test socket has no skbs, so the counters it leaves are set here first.
- * Then, in the stack's order, unless a reduction of this window is under
- * way (CWR or Recovery before high_seq is acknowledged): ssthresh() and
- * cwnd_event(CA_EVENT_LOSS); always cwnd = packets in flight + 1 (one)
- * and tcp_set_ca_state(Loss) (set_state() first). Not done here: what
- * tcp_retransmit_timer() does after it (icsk_retransmits, the head's
- * retransmission and, with nothing in flight, CA_EVENT_TX_START).
+ * The retransmission timer fires on @sk, as tcp_retransmit_timer() handles
+ * it: first the stack's own tcp_enter_loss() (exported by the sanitizer
+ * kernel, scripts/debug-kernel/kunit-exports.c). It begins with
+ * tcp_timeout_mark_lost(), which walks the retransmit queue and marks lost
+ * every packet not SACKed (with RACK, all but those sent too recently to
+ * have timed out: none, in these tests' flights); a test socket has no
+ * skbs, so the counters it leaves are set here first. Then, in the stack's
+ * order, unless a reduction of this window is under way (CWR or Recovery
+ * before high_seq is acknowledged): ssthresh() and cwnd_event(CA_EVENT_LOSS);
+ * always cwnd = packets in flight + 1 (one) and tcp_set_ca_state(Loss)
+ * (set_state() first).
+ *
+ * Then the timer retransmits the head. tcp_transmit_skb() ->
+ * tcp_event_data_sent() sends CA_EVENT_TX_START when nothing is in flight
+ * (everything was just marked lost, so this is the usual case) and stamps
+ * lsndtime, before the retransmission is counted. The retransmission
+ * itself is not counted here (retrans_out stays 0): the suites' ACK
+ * helpers do not track retransmissions, so one in flight would never
+ * leave.
  */
 static inline void cca_test_enter_loss(struct sock *sk)
 {
@@ -120,6 +127,25 @@ static inline void cca_test_enter_loss(struct sock *sk)
 	tp->lost_out = tp->packets_out - tp->sacked_out;
 	tp->retrans_out = 0;
 	tcp_enter_loss(sk);
+	if (!tcp_packets_in_flight(tp))
+		tcp_ca_event(sk, CA_EVENT_TX_START);
+	tp->lsndtime = tcp_jiffies32;
+}
+
+/*
+ * An ACK makes tcp_fastretrans_alert() start fast recovery on @sk: the
+ * stack's own tcp_enter_recovery(). Unless a reduction is already under
+ * way (CWR), it records the window (prior_cwnd, high_seq, the PRR counts)
+ * and asks ssthresh() (tcp_init_cwnd_reduction()); then
+ * tcp_set_ca_state(Recovery), set_state() first. @ece_ack: the ACK that
+ * shows the loss also carries ECE. In tcp_ack() this comes after
+ * in_ack_event() and the ACK's delivered and CE counts
+ * (tcp_clean_rtx_queue()), and before cong_control(): a caller sets those
+ * up first, and calls cong_control() (or cong_avoid()) after.
+ */
+static inline void cca_test_enter_recovery(struct sock *sk, bool ece_ack)
+{
+	tcp_enter_recovery(sk, ece_ack);
 }
 
 #endif /* _CCAAS_KUNIT_CCA_TEST_H */

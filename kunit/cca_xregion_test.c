@@ -242,11 +242,13 @@ static void xr_initial_window_is_100(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 17U);
 }
 
-/* The stack starts fast recovery (ssthresh(), then the state); one ACK. */
+/*
+ * An ACK starts fast recovery: the stack's tcp_enter_recovery() (ssthresh(),
+ * then the state), then the ACK's cong_control().
+ */
 static void enter_recovery(struct kunit *test, struct xr_fixture *f)
 {
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	cca_test_enter_recovery(f->sk, false);
 	ack(f, 1);
 	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
 }
@@ -408,7 +410,7 @@ static void xr_dec_target_ecn_vs_loss(struct kunit *test)
 	xr_fixture_reset(f);
 	start(f, 300);
 	send(f, 300);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	cca_test_enter_recovery(f->sk, false);
 	ack(f, 1);
 	info = info_of(test, f);
 	KUNIT_EXPECT_EQ(test, info.dctcp_ce_state, XT_DEC_LOSS);
@@ -517,7 +519,7 @@ static void xr_marks_during_dec_do_not_cut_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 67U);
 
 	/* But a loss deepens it to 0.7 of the window DEC started from. */
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	cca_test_enter_recovery(f->sk, false);
 	ack(f, 0);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 67U);
@@ -556,7 +558,6 @@ static void xr_back_to_back_recovery_cuts_again(struct kunit *test)
 
 	start(f, 100);
 	send(f, 100);
-	/* The stack starts fast recovery: ssthresh(), then the state. */
 	enter_recovery(test, f);
 	fill(f);
 	for (i = 0; i < 99; i++) {
@@ -574,7 +575,8 @@ static void xr_back_to_back_recovery_cuts_again(struct kunit *test)
 	 * next one in the same ACK (Recovery -> Open -> Recovery), calling
 	 * ssthresh() again. A new loss, a new cut: 0.7 * 70 = 49.
 	 */
-	f->tp->snd_ssthresh = f->ops->ssthresh(f->sk);
+	tcp_set_ca_state(f->sk, TCP_CA_Open);
+	cca_test_enter_recovery(f->sk, false);
 	ack(f, 1);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 49U);
@@ -592,7 +594,7 @@ static void xr_loss_in_ecn_dec_takes_lower_target(struct kunit *test)
 	ack_rs(f, 1, 0, 100, 50);
 	KUNIT_ASSERT_EQ(test, f->tp->snd_ssthresh, 980U);
 	/* ... and a loss within that DEC: 0.7 * 1000. */
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	cca_test_enter_recovery(f->sk, false);
 	ack(f, 1);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 700U);
@@ -870,6 +872,53 @@ static void xr_timeout_returns_to_slow_start(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_CA);
 }
 
+/*
+ * A timeout during a reduction: tcp_enter_loss() calls neither ssthresh()
+ * nor CA_EVENT_LOSS while CWR or Recovery has not reached high_seq, only
+ * set_state(Loss), with cwnd already 1. xregion still slow starts back to
+ * the loss reaction of the window the reduction began from (0.7 of 100),
+ * then Cubic: after an ECN DEC whose target was above that (alpha at its
+ * floor, 1/16: 96), and after fast recovery.
+ */
+static void xr_timeout_during_reduction(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+	int i, c;
+
+	for (c = 0; c < 2; c++) {
+		xr_fixture_reset(f);
+		f->tp->snd_ssthresh = 50;
+		f->tp->delivered = 1000;	/* taken over, no CE: alpha 1/16 */
+		start(f, 100);
+		send(f, 100);
+		if (c == 0) {
+			/* the ECE ACK: the stack's tcp_enter_cwr(), then DEC */
+			tcp_enter_cwr(f->sk);
+			ack_rs(f, 1, 1, 100, 30);
+			KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_ECN);
+			KUNIT_ASSERT_GT(test, f->tp->snd_ssthresh, 90U);
+		} else {
+			enter_recovery(test, f);
+		}
+		ack(f, 10);
+		cca_test_enter_loss(f->sk);
+		KUNIT_EXPECT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state,
+				TCP_CA_Loss);
+		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
+		KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+		KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_SS);
+		/* one packet acked a packet: slow start, not one per round */
+		send(f, 1);
+		ack(f, 1);
+		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 2U);
+		send(f, 200);
+		for (i = 0; i < 68; i++)
+			ack(f, 1);
+		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
+		KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_CA);
+	}
+}
+
 static void xr_undo_restores_window(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
@@ -877,7 +926,6 @@ static void xr_undo_restores_window(struct kunit *test)
 	start(f, 100);
 	send(f, 100);
 	/* The stack enters recovery: records prior_cwnd, calls ssthresh(). */
-	f->tp->prior_cwnd = 100;
 	enter_recovery(test, f);
 	ack(f, 1);
 	KUNIT_EXPECT_LT(test, tcp_snd_cwnd(f->tp), 100U);
@@ -902,7 +950,7 @@ static void xr_falls_back_without_ecn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, inet_sk(f->sk)->tos & INET_ECN_MASK, 0);
 	/* Same algorithm: a loss still leads to DEC. */
 	send(f, 100);
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Recovery;
+	cca_test_enter_recovery(f->sk, false);
 	ack(f, 1);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
 }
@@ -916,7 +964,7 @@ static void xr_registers_cong_control_and_ecn(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, f->cca->features & CCAAS_CCA_F_CONG_CONTROL);
 	KUNIT_EXPECT_TRUE(test, f->cca->features & CCAAS_CCA_F_NEEDS_ECN);
 	KUNIT_EXPECT_TRUE(test, f->cca->features & CCAAS_CCA_F_NONECN_OK);
-	KUNIT_EXPECT_EQ(test, f->cca->version, CCAAS_VERSION(1, 0, 0));
+	KUNIT_EXPECT_EQ(test, f->cca->version, CCAAS_VERSION(1, 0, 1));
 }
 
 /* --- the shared helpers ------------------------------------------------ */
@@ -1026,6 +1074,7 @@ static struct kunit_case cca_xregion_cases[] = {
 	KUNIT_CASE(xr_release_restarts_episode_at_meant_window),
 	KUNIT_CASE(xr_release_leaves_other_states),
 	KUNIT_CASE(xr_timeout_returns_to_slow_start),
+	KUNIT_CASE(xr_timeout_during_reduction),
 	KUNIT_CASE(xr_undo_restores_window),
 	KUNIT_CASE(xr_falls_back_without_ecn),
 	{}

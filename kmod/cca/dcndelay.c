@@ -108,7 +108,7 @@
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
 
-#define CCA_DCN_VERSION		CCAAS_VERSION(1, 0, 0)
+#define CCA_DCN_VERSION		CCAAS_VERSION(1, 0, 1)
 
 /* The fallback's name: at most TCP_CA_NAME_MAX - 1 characters. */
 /*
@@ -539,12 +539,38 @@ static u32 cca_dcndelay_ne_ssthresh(struct sock *sk)
 	return dcn_loss_ssthresh(cwnd);
 }
 
+/*
+ * A retransmission timeout during a reduction (CWR or Recovery before
+ * high_seq is acknowledged): tcp_enter_loss() then calls neither
+ * ssthresh() nor CA_EVENT_LOSS, only set_state(Loss), with cwnd already
+ * at the flight + 1. The loss response of the window the reduction began
+ * from (tp->prior_cwnd) still bounds ssthresh, so a timeout during an ECN
+ * cut of a few percent is not a cut of a few percent. After
+ * CA_EVENT_LOSS (prior_cwnd is then the cwnd it saw) this changes nothing.
+ */
+static void dcn_timeout_in_reduction(struct sock *sk)
+{
+	struct cca_dcndelay *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 ssthresh = dcn_loss_ssthresh(tp->prior_cwnd);
+
+	if (ssthresh >= tp->snd_ssthresh)
+		return;
+	tp->snd_ssthresh = ssthresh;
+	ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
+	dcn_congested(ca);
+}
+
 /* An RTO is handled in cwnd_event(CA_EVENT_LOSS), before cwnd drops to 1. */
 static void cca_dcndelay_set_state(struct sock *sk, u8 new_state)
 {
-	if (new_state == TCP_CA_Recovery &&
-	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery)
+	u8 old = inet_csk(sk)->icsk_ca_state;
+
+	if (new_state == TCP_CA_Recovery && old != TCP_CA_Recovery)
 		dcn_react_to_loss(sk);
+	else if (new_state == TCP_CA_Loss &&
+		 (old == TCP_CA_CWR || old == TCP_CA_Recovery))
+		dcn_timeout_in_reduction(sk);
 }
 
 static void cca_dcndelay_cwnd_event(struct sock *sk, enum tcp_ca_event ev)

@@ -114,7 +114,7 @@
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
 
-#define CCA_HPCC_VERSION	CCAAS_VERSION(1, 0, 0)
+#define CCA_HPCC_VERSION	CCAAS_VERSION(1, 0, 1)
 #define CCA_HPCC_NAME		"cca_hpcc"
 
 /* --- Parameters (per policy rule: the first CCAAS_SOCK_PARAMS) ----------- */
@@ -225,7 +225,8 @@ struct cca_hpcc {
 	   reduce:1,			/* the stack called ssthresh() */
 	   reduce_ece:1,		/* ... on an ACK with ECE */
 	   ece_ack:1,			/* the ACK being processed has ECE */
-	   tlp_loss:1;			/* ... and ends a probe that found a loss */
+	   tlp_loss:1,			/* ... and ends a probe that found a loss */
+	   rto:1;			/* CA_EVENT_LOSS, set_state(Loss) next */
 };
 
 /* U in HP_ONE units (1/65536). */
@@ -488,6 +489,7 @@ static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		/* A retransmission timeout, right after ssthresh(). */
 		hp_cut(ca, 512);
 		ca->reduce = 0;
+		ca->rto = 1;
 		break;
 	case CA_EVENT_TX_START:
 		/*
@@ -504,6 +506,39 @@ static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	default:
 		break;
 	}
+}
+
+/*
+ * A retransmission timeout during a reduction (CWR or Recovery before
+ * high_seq is acknowledged): tcp_enter_loss() then calls neither
+ * ssthresh() nor CA_EVENT_LOSS, only set_state(Loss). A timeout halves W
+ * all the same: half the window the reduction began from (tp->prior_cwnd),
+ * after an ECE that cut nothing as after fast recovery's 0.7 W. Repeated
+ * timeouts of one episode (Loss to Loss) cut once, as the stack does.
+ */
+static void cca_hpcc_set_state(struct sock *sk, u8 new_state)
+{
+	struct cca_hpcc *ca = inet_csk_ca(sk);
+	u8 old = inet_csk(sk)->icsk_ca_state;
+	u32 w;
+
+	if (new_state != TCP_CA_Loss)
+		return;
+	if (ca->rto) {			/* CA_EVENT_LOSS cut already */
+		ca->rto = 0;
+		return;
+	}
+	if (old != TCP_CA_CWR && old != TCP_CA_Recovery)
+		return;
+	w = max(min(tcp_sk(sk)->prior_cwnd, HP_W_MAX_PKTS) << (HP_W_SHIFT - 1),
+		HP_MIN_CWND << HP_W_SHIFT);
+	if (w < ca->w) {
+		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
+		ca->w = w;
+		WRITE_ONCE(ca->w_ref, w);
+		WRITE_ONCE(ca->stage, 0);
+	}
+	ca->reduce = 0;
 }
 
 /* A loss reduction proved spurious: back to the window before it. */
@@ -558,6 +593,7 @@ static void cca_hpcc_init(struct sock *sk)
 	ca->reduce_ece = 0;
 	ca->ece_ack = 0;
 	ca->tlp_loss = 0;
+	ca->rto = 0;
 	ca->ce_seen = tp->delivered_ce;
 	ca->prev_ca_state = inet_csk(sk)->icsk_ca_state;
 
@@ -592,6 +628,7 @@ static struct tcp_congestion_ops cca_hpcc_ops __read_mostly = {
 	.cong_control	= cca_hpcc_cong_control,
 	.undo_cwnd	= cca_hpcc_undo_cwnd,
 	.cwnd_event	= cca_hpcc_cwnd_event,
+	.set_state	= cca_hpcc_set_state,
 	.in_ack_event	= cca_hpcc_in_ack_event,
 	.get_info	= cca_hpcc_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,

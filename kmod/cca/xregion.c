@@ -114,7 +114,7 @@
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
 
-#define CCA_XREGION_VERSION	CCAAS_VERSION(1, 0, 0)
+#define CCA_XREGION_VERSION	CCAAS_VERSION(1, 0, 1)
 /*
  * The benchmark (bench/) builds a second copy without the ccalog calls
  * (CCAAS_NO_CCALOG) under other names, to measure what they cost.
@@ -582,6 +582,34 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 }
 
 /*
+ * A retransmission timeout during a reduction (CWR or Recovery before
+ * high_seq is acknowledged): tcp_enter_loss() then calls neither
+ * ssthresh() nor CA_EVENT_LOSS, only set_state(Loss), with cwnd already at
+ * the flight + 1. As after CA_EVENT_LOSS: slow start back to the loss
+ * reaction of the window the reduction began from (tp->prior_cwnd), or to
+ * the DEC's target if that is lower, and DEC is over (its PRR would hold
+ * cwnd near 1). The cubic plateau is the one the DEC set. After
+ * CA_EVENT_LOSS (prior_cwnd is then the cwnd it saw) this changes nothing.
+ */
+static void cca_xregion_set_state(struct sock *sk, u8 new_state)
+{
+	struct cca_xregion *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u8 old = inet_csk(sk)->icsk_ca_state;
+	u32 loss;
+
+	if (new_state != TCP_CA_Loss ||
+	    (old != TCP_CA_CWR && old != TCP_CA_Recovery))
+		return;
+	loss = max(ccaas_cubic_beta_cwnd(tp->prior_cwnd, XR_LOSS_BETA),
+		   XR_MIN_CWND);
+	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
+	tp->snd_ssthresh = min(tp->snd_ssthresh, loss);
+	xr_enter_ss(ca);
+	ca->reduce = 0;
+}
+
+/*
  * The socket leaves for another CCA (a migration, or the application's own
  * TCP_CONGESTION) in the stack's CWR or Recovery. This CCA does its own
  * reduction (its DEC) and leaves the stack's PRR unused: after a sparse ECE
@@ -712,6 +740,7 @@ static struct tcp_congestion_ops cca_xregion_ops __read_mostly = {
 	.cong_control	= cca_xregion_cong_control,
 	.undo_cwnd	= cca_xregion_undo_cwnd,
 	.cwnd_event	= cca_xregion_cwnd_event,
+	.set_state	= cca_xregion_set_state,
 	.release	= cca_xregion_release,
 	.get_info	= cca_xregion_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
@@ -727,6 +756,7 @@ static struct tcp_congestion_ops cca_xregion_ne_ops __read_mostly = {
 	.cong_control	= cca_xregion_cong_control,
 	.undo_cwnd	= cca_xregion_undo_cwnd,
 	.cwnd_event	= cca_xregion_cwnd_event,
+	.set_state	= cca_xregion_set_state,
 	.release	= cca_xregion_release,
 	.get_info	= cca_xregion_get_info,
 	.min_tso_segs	= ccaas_sock_min_tso_segs,
