@@ -490,10 +490,6 @@ static void cubic_cwr_without_marks_is_cubic(struct kunit *test)
 	f->ops->cwnd_event(f->sk, CA_EVENT_COMPLETE_CWR);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
-	/* then tcp_try_keep_open(): Open, and the cut stands */
-	set_state(f, TCP_CA_Open);
-	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
-	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
 }
 
 static void cubic_loss_overrides_ecn_cut(struct kunit *test)
@@ -535,6 +531,27 @@ static void cubic_loss_overrides_ecn_cut(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ca_state(f), TCP_CA_Loss);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
+}
+
+/* A path MTU change during the CWR of an ECN cut is no loss: the cut stays. */
+static void cubic_mtu_loss_keeps_ecn_cut(struct kunit *test)
+{
+	struct cubic_fixture *f = test->priv;
+	u32 ssthresh;
+
+	start(f, true, 1000);
+	converge_alpha_quarter(test, f);
+	tcp_snd_cwnd_set(f->tp, 100);
+	ack(f, 8, false, false, 100);	/* ends the round */
+	send(f, 8);
+	ack(f, 4, true, false, 100);
+	KUNIT_ASSERT_EQ(test, ca_state(f), TCP_CA_CWR);
+	ssthresh = f->tp->snd_ssthresh;
+	KUNIT_ASSERT_GE(test, ssthresh, 85U);
+	f->tp->packets_out = tcp_snd_cwnd(f->tp);
+	cca_test_mtu_loss(f->sk, 2);
+	KUNIT_EXPECT_EQ(test, ca_state(f), TCP_CA_Loss);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, ssthresh);
 }
 
 static void cubic_without_ecn(struct kunit *test)
@@ -603,6 +620,7 @@ static struct kunit_case cca_cubic_cases[] = {
 	KUNIT_CASE(cubic_ecn_cut_per_cwr),
 	KUNIT_CASE(cubic_cwr_without_marks_is_cubic),
 	KUNIT_CASE(cubic_loss_overrides_ecn_cut),
+	KUNIT_CASE(cubic_mtu_loss_keeps_ecn_cut),
 	KUNIT_CASE(cubic_without_ecn),
 	KUNIT_CASE(cubic_undo_restores),
 	{}

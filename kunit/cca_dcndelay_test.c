@@ -529,8 +529,25 @@ static void dcn_timeout_during_ecn_cut(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ca_state(s), TCP_CA_Loss);
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), 1U);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, 79U);
-	/* a timeout found spurious goes back to the window before the cut */
-	KUNIT_EXPECT_EQ(test, ops_now(s)->undo_cwnd(s->sk), 100U);
+}
+
+/* A path MTU change during an ECN cut enters Loss too, and cuts nothing. */
+static void dcn_mtu_loss_during_ecn_cut(struct kunit *test)
+{
+	struct sim *s = test->priv;
+	u32 ssthresh;
+
+	s->tp->delivered = 1000;
+	s->tp->delivered_ce = 100;
+	start_ca(s, 100, true);
+	s->tp->packets_out = 100;
+	enter_cwr(s);
+	ssthresh = s->tp->snd_ssthresh;
+	KUNIT_ASSERT_GT(test, ssthresh, 90U);
+	cca_test_mtu_loss(s->sk, 10);
+	KUNIT_EXPECT_EQ(test, ca_state(s), TCP_CA_Loss);
+	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, ssthresh);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), 100U);
 }
 
 /* --- the ECN guardrail ------------------------------------------------- */
@@ -727,6 +744,7 @@ static void dcn_takeover_starts_from_ce_fraction(struct kunit *test)
 static struct kunit_case cca_dcndelay_cases[] = {
 	KUNIT_CASE(dcn_takeover_starts_from_ce_fraction),
 	KUNIT_CASE(dcn_timeout_during_ecn_cut),
+	KUNIT_CASE(dcn_mtu_loss_during_ecn_cut),
 	KUNIT_CASE(dcn_decrease_is_30pct_of_distance_to_target),
 	KUNIT_CASE(dcn_rule_target_rtt_sets_target),
 	KUNIT_CASE(dcn_rule_decrease_pct),

@@ -707,11 +707,22 @@ static void hp_timeout_during_reduction_halves(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state,
 				TCP_CA_Loss);
 		KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 50U);
+		/* the timer again, nothing acked since: no second cut */
+		cca_test_enter_loss(f->sk);
+		KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 50U);
 		/* slow start from 1 up to W, and no further while in Loss */
 		for (i = 0; i < 60; i++)
 			ack_full(f, 1, HT_T_US / 8, HT_T_US, 10, 0, false);
 		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 50U);
 	}
+
+	/* A path MTU change enters Loss too, and is no timeout. */
+	hp_fixture_reset(test, f);
+	start(f, 100);
+	ack_ece(f, 1, 1);
+	cca_test_mtu_loss(f->sk, 10);
+	KUNIT_EXPECT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state, TCP_CA_Loss);
+	KUNIT_EXPECT_EQ(test, w_ref_of(test, f), 100U);
 }
 
 static void hp_undo_restores_window(struct kunit *test)

@@ -115,21 +115,47 @@ static inline struct tcp_sock *cca_test_sock(struct kunit *test, u32 mss,
  * Then the timer retransmits the head. tcp_transmit_skb() ->
  * tcp_event_data_sent() sends CA_EVENT_TX_START when nothing is in flight
  * (everything was just marked lost, so this is the usual case) and stamps
- * lsndtime, before the retransmission is counted. The retransmission
- * itself is not counted here (retrans_out stays 0): the suites' ACK
- * helpers do not track retransmissions, so one in flight would never
- * leave.
+ * lsndtime, before the retransmission is counted; the last send was one
+ * RTO before (the suites' sends do not stamp lsndtime, so it is set so
+ * here first: the gap CA_EVENT_TX_START sees does not depend on uptime).
+ * The retransmission itself is not counted (retrans_out stays 0): the
+ * suites' ACK helpers do not track retransmissions, so one in flight would
+ * never leave. Last, tcp_update_rto_stats() counts the timeout
+ * (icsk_retransmits), so that a second call before an ACK moves snd_una
+ * is a repeated timeout of the same episode, as in the stack.
  */
 static inline void cca_test_enter_loss(struct sock *sk)
 {
+	struct inet_connection_sock *icsk = inet_csk(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	tp->lost_out = tp->packets_out - tp->sacked_out;
 	tp->retrans_out = 0;
 	tcp_enter_loss(sk);
+	tp->lsndtime = tcp_jiffies32 - icsk->icsk_rto;
 	if (!tcp_packets_in_flight(tp))
 		tcp_ca_event(sk, CA_EVENT_TX_START);
 	tp->lsndtime = tcp_jiffies32;
+	icsk->icsk_retransmits++;
+}
+
+/*
+ * The other way into Loss: an ICMP "fragmentation needed" makes
+ * tcp_simple_retransmit() mark lost the packets above the new MSS (@lost
+ * here), then tcp_non_congestion_loss_retransmit() (static; this is its
+ * body) enters Loss without a reduction: no ssthresh(), no event, cwnd
+ * untouched.
+ */
+static inline void cca_test_mtu_loss(struct sock *sk, u32 lost)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	tp->lost_out += lost;
+	tp->high_seq = tp->snd_nxt;
+	tp->snd_ssthresh = tcp_current_ssthresh(sk);
+	tp->prior_ssthresh = 0;
+	tp->undo_marker = 0;
+	tcp_set_ca_state(sk, TCP_CA_Loss);
 }
 
 /*
@@ -140,8 +166,12 @@ static inline void cca_test_enter_loss(struct sock *sk)
  * tcp_set_ca_state(Recovery), set_state() first. @ece_ack: the ACK that
  * shows the loss also carries ECE. In tcp_ack() this comes after
  * in_ack_event() and the ACK's delivered and CE counts
- * (tcp_clean_rtx_queue()), and before cong_control(): a caller sets those
- * up first, and calls cong_control() (or cong_avoid()) after.
+ * (tcp_clean_rtx_queue()), and before cong_control(). The per-CCA suites
+ * call it before the ACK helper that moves those counts and then calls
+ * cong_control(): none of their ssthresh() reads the ACK's counts (the
+ * ones that do, cca_hpcc's on ECN, are driven in the stack's order by
+ * their own ACK helpers), and the differential suite's mirror
+ * (tcp_mirror.h) keeps the exact order.
  */
 static inline void cca_test_enter_recovery(struct sock *sk, bool ece_ack)
 {

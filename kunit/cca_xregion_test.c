@@ -917,6 +917,17 @@ static void xr_timeout_during_reduction(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 70U);
 		KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_CA);
 	}
+
+	/* A path MTU change in a DEC enters Loss too: no timeout, DEC goes on. */
+	xr_fixture_reset(f);
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	send(f, 100);
+	enter_recovery(test, f);
+	cca_test_mtu_loss(f->sk, 10);
+	KUNIT_EXPECT_EQ(test, (u8)inet_csk(f->sk)->icsk_ca_state, TCP_CA_Loss);
+	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_LOSS);
+	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 }
 
 static void xr_undo_restores_window(struct kunit *test)

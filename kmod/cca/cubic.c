@@ -109,6 +109,7 @@
 #include <ccaas/param.h>
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
+#include <ccaas/timeout.h>
 
 /*
  * The benchmark (bench/) builds a second copy without the ccalog calls
@@ -548,7 +549,8 @@ static void cca_cubic_set_state(struct sock *sk, u8 new_state)
 			cca_cubic_loss(sk, ca);
 		break;
 	case TCP_CA_Loss:
-		if (old != TCP_CA_Loss)
+		/* a timeout's, not a path MTU change's (<ccaas/timeout.h>) */
+		if (old != TCP_CA_Loss && ccaas_timeout_entry(sk))
 			cca_cubic_loss(sk, ca);
 		cca_cubic_reset(ca);
 		cca_cubic_hs_reset(sk, ca);

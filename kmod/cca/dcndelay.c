@@ -107,6 +107,7 @@
 #include <ccaas/rate.h>
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
+#include <ccaas/timeout.h>
 
 #define CCA_DCN_VERSION		CCAAS_VERSION(1, 0, 1)
 
@@ -546,7 +547,9 @@ static u32 cca_dcndelay_ne_ssthresh(struct sock *sk)
  * at the flight + 1. The loss response of the window the reduction began
  * from (tp->prior_cwnd) still bounds ssthresh, so a timeout during an ECN
  * cut of a few percent is not a cut of a few percent. After
- * CA_EVENT_LOSS (prior_cwnd is then the cwnd it saw) this changes nothing.
+ * CA_EVENT_LOSS (prior_cwnd is then the cwnd it saw) this changes nothing,
+ * and a Loss entry of a path MTU change is no timeout
+ * (ccaas_timeout_entry()).
  */
 static void dcn_timeout_in_reduction(struct sock *sk)
 {
@@ -554,14 +557,17 @@ static void dcn_timeout_in_reduction(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 ssthresh = dcn_loss_ssthresh(tp->prior_cwnd);
 
-	if (ssthresh >= tp->snd_ssthresh)
+	if (ssthresh >= tp->snd_ssthresh || !ccaas_timeout_entry(sk))
 		return;
-	tp->snd_ssthresh = ssthresh;
+	WRITE_ONCE(tp->snd_ssthresh, ssthresh);
 	ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
 	dcn_congested(ca);
 }
 
-/* An RTO is handled in cwnd_event(CA_EVENT_LOSS), before cwnd drops to 1. */
+/*
+ * Recovery: the loss response. A timeout: in cwnd_event(CA_EVENT_LOSS),
+ * before cwnd drops to 1, or here if it came during a reduction.
+ */
 static void cca_dcndelay_set_state(struct sock *sk, u8 new_state)
 {
 	u8 old = inet_csk(sk)->icsk_ca_state;

@@ -113,6 +113,7 @@
 #include <ccaas/param.h>
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
+#include <ccaas/timeout.h>
 
 #define CCA_HPCC_VERSION	CCAAS_VERSION(1, 0, 1)
 #define CCA_HPCC_NAME		"cca_hpcc"
@@ -364,15 +365,20 @@ static void hp_window(struct sock *sk, struct cca_hpcc *ca, bool may_grow,
 	}
 }
 
-/* A loss or local congestion: W and W_ref to @num / 1024 of W. */
-static void hp_cut(struct cca_hpcc *ca, u32 num)
+/* A reduction: W and W_ref to @w (1/1024 packet), a new stage. */
+static void hp_set_w(struct cca_hpcc *ca, u32 w)
 {
-	u32 w = max_t(u32, ((u64)ca->w * num) >> 10, HP_MIN_CWND << HP_W_SHIFT);
-
 	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	ca->w = w;
 	WRITE_ONCE(ca->w_ref, w);
 	WRITE_ONCE(ca->stage, 0);
+}
+
+/* A loss or local congestion: W and W_ref to @num / 1024 of W. */
+static void hp_cut(struct cca_hpcc *ca, u32 num)
+{
+	hp_set_w(ca, max_t(u32, ((u64)ca->w * num) >> 10,
+			   HP_MIN_CWND << HP_W_SHIFT));
 }
 
 static void hp_round_end(struct sock *sk, struct cca_hpcc *ca)
@@ -514,7 +520,8 @@ static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
  * ssthresh() nor CA_EVENT_LOSS, only set_state(Loss). A timeout halves W
  * all the same: half the window the reduction began from (tp->prior_cwnd),
  * after an ECE that cut nothing as after fast recovery's 0.7 W. Repeated
- * timeouts of one episode (Loss to Loss) cut once, as the stack does.
+ * timeouts of one episode (Loss to Loss) cut once, as the stack does; and
+ * a Loss entry of a path MTU change is no timeout (ccaas_timeout_entry()).
  */
 static void cca_hpcc_set_state(struct sock *sk, u8 new_state)
 {
@@ -528,16 +535,13 @@ static void cca_hpcc_set_state(struct sock *sk, u8 new_state)
 		ca->rto = 0;
 		return;
 	}
-	if (old != TCP_CA_CWR && old != TCP_CA_Recovery)
+	if ((old != TCP_CA_CWR && old != TCP_CA_Recovery) ||
+	    !ccaas_timeout_entry(sk))
 		return;
 	w = max(min(tcp_sk(sk)->prior_cwnd, HP_W_MAX_PKTS) << (HP_W_SHIFT - 1),
 		HP_MIN_CWND << HP_W_SHIFT);
-	if (w < ca->w) {
-		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
-		ca->w = w;
-		WRITE_ONCE(ca->w_ref, w);
-		WRITE_ONCE(ca->stage, 0);
-	}
+	if (w < ca->w)
+		hp_set_w(ca, w);
 	ca->reduce = 0;
 }
 

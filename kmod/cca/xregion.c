@@ -113,6 +113,7 @@
 #include <ccaas/prr.h>
 #include <ccaas/round.h>
 #include <ccaas/sock.h>
+#include <ccaas/timeout.h>
 
 #define CCA_XREGION_VERSION	CCAAS_VERSION(1, 0, 1)
 /*
@@ -589,7 +590,9 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
  * reaction of the window the reduction began from (tp->prior_cwnd), or to
  * the DEC's target if that is lower, and DEC is over (its PRR would hold
  * cwnd near 1). The cubic plateau is the one the DEC set. After
- * CA_EVENT_LOSS (prior_cwnd is then the cwnd it saw) this changes nothing.
+ * CA_EVENT_LOSS (prior_cwnd is then the cwnd it saw) it only does again
+ * what that did (the same ssthresh, slow start's state reset). A Loss
+ * entry of a path MTU change is no timeout (ccaas_timeout_entry()).
  */
 static void cca_xregion_set_state(struct sock *sk, u8 new_state)
 {
@@ -599,12 +602,13 @@ static void cca_xregion_set_state(struct sock *sk, u8 new_state)
 	u32 loss;
 
 	if (new_state != TCP_CA_Loss ||
-	    (old != TCP_CA_CWR && old != TCP_CA_Recovery))
+	    (old != TCP_CA_CWR && old != TCP_CA_Recovery) ||
+	    !ccaas_timeout_entry(sk))
 		return;
 	loss = max(ccaas_cubic_beta_cwnd(tp->prior_cwnd, XR_LOSS_BETA),
 		   XR_MIN_CWND);
 	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
-	tp->snd_ssthresh = min(tp->snd_ssthresh, loss);
+	WRITE_ONCE(tp->snd_ssthresh, min(tp->snd_ssthresh, loss));
 	xr_enter_ss(ca);
 	ca->reduce = 0;
 }
