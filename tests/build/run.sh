@@ -102,13 +102,10 @@ if want unit-security; then
 	result unit-security $st "$tmp/security"
 fi
 
-# ccaas-service and ccaas-metrics are shellcheck-clean (warnings and up),
-# and ccaas-metrics says ccaas_up 0 in a text promtool accepts on a host
-# without ccaas_core (this one).
+# ccaas-service and ccaas-metrics: shellcheck, and a start without
+# ccaas_core (tests/build/check-deploy.sh)
 if want deploy-scripts; then
-	{ shellcheck -S warning deploy/ccaas-service deploy/ccaas-metrics &&
-		CCAAS_RUN_DIR=$tmp/run CCACTL=tools/ccactl/ccactl deploy/ccaas-metrics >"$tmp/prom" &&
-		promtool check metrics <"$tmp/prom" && grep -qx 'ccaas_up 0' "$tmp/prom"; } > "$tmp/deploy" 2>&1
+	tests/build/check-deploy.sh > "$tmp/deploy" 2>&1
 	result deploy-scripts $? "$tmp/deploy"
 fi
 
