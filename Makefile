@@ -5,7 +5,7 @@
 #   make                      modules for the running kernel (or KDIR=/ KERNELRELEASE=)
 #   make modules-all          modules for every pinned kernel, into build/<release>/
 #   make ccactl               the userspace tool
-#   make install-tools        ccactl, ccaas-service, the systemd unit, man pages
+#   make install-tools        ccactl, ccaas-service, ccaas-metrics, the systemd units, man pages
 #   make check                everything the tests need, then every test suite
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
 #   make check-full           the same without the vm-lines tiers (no budget)
@@ -124,11 +124,16 @@ install-tools:
 	$(MAKE) -C tools/ccactl install VERSION=$(VERSION) PREFIX=$(PREFIX) \
 		SBINDIR=$(SBINDIR) MANDIR=$(MANDIR)
 	install -D -m 0755 deploy/ccaas-service $(DESTDIR)$(SBINDIR)/ccaas-service
+	install -D -m 0755 deploy/ccaas-metrics $(DESTDIR)$(SBINDIR)/ccaas-metrics
 	install -D -m 0644 deploy/ccaas-service.8 $(DESTDIR)$(MANDIR)/man8/ccaas-service.8
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/sbin/ccaas-service|$(SBINDIR)/ccaas-service|' \
 		deploy/systemd/ccaas.service > $(DESTDIR)$(UNITDIR)/ccaas.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ccaas.service
+	sed 's|/usr/sbin/ccaas-metrics|$(SBINDIR)/ccaas-metrics|' \
+		deploy/systemd/ccaas-metrics.service > $(DESTDIR)$(UNITDIR)/ccaas-metrics.service
+	install -m 0644 deploy/systemd/ccaas-metrics.timer $(DESTDIR)$(UNITDIR)/
+	chmod 0644 $(DESTDIR)$(UNITDIR)/ccaas-metrics.service
 	install -d -m 0755 $(DESTDIR)/etc/ccaas
 
 clean:

@@ -32,7 +32,7 @@ xz-utils zstd cpio rsync util-linux python3 python3-yaml python3-jsonschema
 gnuplot-nox prometheus-node-exporter prometheus systemd
 ansible-core openssh-server openssh-client
 debootstrap debian-archive-keyring
-groff-base man-db valgrind
+groff-base man-db valgrind shellcheck
 clang libbpf-dev bpftool
 linux-headers-$KVER_6_1 linux-headers-$KVER_6_12
 $LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION

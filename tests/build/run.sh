@@ -3,7 +3,8 @@
 #
 # Build-level tests on the host: warning-free W=1 builds for each kernel,
 # checkpatch --strict, the uapi header against its YAML spec, the spec against
-# the kernel's netlink schema, and DKMS builds.
+# the kernel's netlink schema, DKMS builds, and the deployment files: the
+# Prometheus rules' tests, the units' hardening, the scripts.
 # Usage: tests/build/run.sh KVER...
 set -u
 cd "$(dirname "$0")/../.."
@@ -80,6 +81,32 @@ if want uapi-schema; then
 	else
 		result uapi-schema 1 "$tmp/schema"
 	fi
+fi
+
+# The Prometheus alerting rules shipped in deploy/ pass their tests.
+if want prometheus-rules; then
+	(cd deploy/prometheus && promtool check rules ccaas.rules.yml &&
+		promtool test rules ccaas.rules.test.yml) > "$tmp/rules" 2>&1
+	result prometheus-rules $? "$tmp/rules"
+fi
+
+# The units keep their hardening: systemd-analyze's exposure (0 to 100,
+# tenths of its score) at most 3.0 and 2.0; they are 2.5 and 1.6.
+if want unit-security; then
+	st=0
+	for u in ccaas.service:30 ccaas-metrics.service:20; do
+		systemd-analyze security --offline=yes --threshold="${u#*:}" \
+			"deploy/systemd/${u%:*}" > "$tmp/security" 2>&1 ||
+			{ st=1; break; }
+	done
+	result unit-security $st "$tmp/security"
+fi
+
+# ccaas-service and ccaas-metrics: shellcheck, and a start without
+# ccaas_core (tests/build/check-deploy.sh)
+if want deploy-scripts; then
+	tests/build/check-deploy.sh > "$tmp/deploy" 2>&1
+	result deploy-scripts $? "$tmp/deploy"
 fi
 
 # DKMS builds the modules for each kernel from a clean copy of the package:

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The deploy scripts on the host, which has no ccaas_core: shellcheck, and
+# what a start does when ccaas_core cannot load (a modprobe that finds
+# nothing stands in for the real one, so that a host with ccaas installed
+# loads nothing): exit 1, the journal's message, and ccaas-metrics saying
+# ccaas_up 0 with reason core, in a text promtool accepts.
+# Usage: tests/build/check-deploy.sh   (from the top of the tree)
+set -eu
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+shellcheck -S warning deploy/ccaas-service deploy/ccaas-metrics
+
+if [ -d /sys/module/ccaas_core ]; then
+	echo "ccaas_core is loaded here: the missing-core case not checked"
+	exit 0
+fi
+mkdir -p "$tmp/bin" "$tmp/etc"
+# shellcheck disable=SC2016 # $1 is the stub's
+printf '#!/bin/sh\necho "modprobe: FATAL: Module $1 not found" >&2\nexit 1\n' >"$tmp/bin/modprobe"
+chmod +x "$tmp/bin/modprobe"
+echo "default cca cubic" >"$tmp/etc/policy.conf"
+export CCAAS_CONF_DIR=$tmp/etc CCAAS_RUN_DIR=$tmp/run CCACTL=${CCACTL:-tools/ccactl/ccactl}
+
+if PATH=$tmp/bin:$PATH deploy/ccaas-service start >"$tmp/out" 2>&1; then
+	echo "start succeeded without ccaas_core"; cat "$tmp/out"; exit 1
+fi
+grep -q 'cannot load ccaas_core for kernel' "$tmp/out" ||
+	{ echo "no message naming ccaas_core:"; cat "$tmp/out"; exit 1; }
+deploy/ccaas-metrics >"$tmp/prom"
+promtool check metrics <"$tmp/prom"
+if ! grep -qx 'ccaas_up 0' "$tmp/prom" ||
+	! grep -qx 'ccaas_failure_info{reason="core"} 1' "$tmp/prom"; then
+	echo "metrics:"; cat "$tmp/prom"; exit 1
+fi
+# -o: the file whole, readable by node_exporter, nothing left beside it
+mkdir "$tmp/textfile"
+deploy/ccaas-metrics -o "$tmp/textfile/ccaas.prom"
+if [ "$(stat -c %a "$tmp/textfile/ccaas.prom")" != 644 ] ||
+	[ "$(ls "$tmp/textfile")" != ccaas.prom ] || ! cmp -s "$tmp/prom" "$tmp/textfile/ccaas.prom"; then
+	echo "ccaas-metrics -o: $(ls -l "$tmp/textfile")"; exit 1
+fi
