@@ -104,7 +104,7 @@ suite() {
 		echo "FAIL: setup/deps"
 	fi
 
-	if ! make --no-print-directory ccactl > "$CCAAS_ARTIFACTS/ccactl-build.log" 2>&1; then
+	if ! make --no-print-directory ccactl WERROR=1 > "$CCAAS_ARTIFACTS/ccactl-build.log" 2>&1; then
 		echo "FAIL: setup/ccactl (see $CCAAS_ARTIFACTS/ccactl-build.log)"
 		tail -20 "$CCAAS_ARTIFACTS/ccactl-build.log"
 	fi
