@@ -35,7 +35,7 @@ git ls-files -z --cached --others --exclude-standard |
 	rsync -a --from0 --files-from=- . "$src/"
 
 arch=$(dpkg --print-architecture)
-(cd "$src" && dpkg-buildpackage -us -uc --build=full) >"$out/build.log" 2>&1 ||
+(cd "$src" && dpkg-buildpackage -us -uc --build=full -Jauto) >"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log" >&2; die "dpkg-buildpackage failed (log: $out/build.log)"; }
 
 changes=$out/ccaas_${ver}_$arch.changes
