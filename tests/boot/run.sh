@@ -11,14 +11,14 @@
 #
 # The package test (check-deb.sh) boots the same system without ccaas and
 # installs the Debian packages (make deb; build/deb/) with apt, DKMS
-# building the modules in the guest: minutes under TCG, so `make check`
-# runs it on one line, BOOT_DEB_LINES (6.1: its headers and gcc-12 are the
-# host's; 7.3's need the trixie root, where tests/build/deb-root.sh installs
-# the packages instead).
+# building the modules in the guest: a 15 min VM under TCG, so only on
+# the lines of BOOT_DEB_LINES (6.1: its headers and gcc-12 are the host's;
+# 7.3's need the trixie root, where tests/build/deb-root.sh installs the
+# packages instead), and by make check-full only.
 #
 # Usage: tests/boot/run.sh [KVER...]   (default: every pinned line)
 #   BOOT_DEB_LINES="6.1"  lines (short names) that also get the package
-#                         test, if among KVER; "" for none
+#                         test, if among KVER; "" for none (make check)
 # Prints PASS: boot-<short kernel>/<name>; exit 1 if anything failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
