@@ -177,7 +177,7 @@ if want deb-build || want deb-contents || want deb-root-; then
 			dpkg-deb -I "$tool" conffiles | grep -qx "/etc/ccaas/$f" ||
 				{ echo "/etc/ccaas/$f is not a conffile" >> "$tmp/deb-contents"; st=1; }
 		done
-		dpkg-deb --fsys-tarfile "$dkms" | tar -xO "./$src/dkms.conf" > "$tmp/dkms.conf"
+		dpkg-deb --fsys-tarfile "$dkms" | tar -xO "./${src#/}/dkms.conf" > "$tmp/dkms.conf"
 		if ! grep -qx "PACKAGE_VERSION=\"$ver\"" "$tmp/dkms.conf" ||
 			! grep -qx 'AUTOINSTALL="yes"' "$tmp/dkms.conf"; then
 			echo "dkms.conf: no PACKAGE_VERSION=$ver or no AUTOINSTALL" >> "$tmp/deb-contents"
