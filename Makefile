@@ -6,6 +6,7 @@
 #   make modules-all          modules for every pinned kernel, into build/<release>/
 #   make ccactl               the userspace tool
 #   make install-tools        ccactl, ccaas-service, ccaas-metrics, the systemd units, man pages
+#   make deb                  the Debian packages ccaas and ccaas-dkms, into build/deb/
 #   make check                everything the tests need, then every test suite
 #   make check KERNELS=6.12 T=dctcp    one kernel line, tests matching a pattern
 #   make check-full           the same without the vm-lines tiers (no budget)
@@ -33,7 +34,7 @@ PINNED := $(KVER_6_1) $(KVER_6_12) $(KVER_7_3)
 ROOTED := $(foreach v,$(filter KROOT_%,$(.VARIABLES)),$(KVER_$(v:KROOT_%=%)))
 kmake_of = $(if $(filter $1,$(ROOTED)),scripts/buildroot.sh $1 -- make,$(MAKE))
 
-.PHONY: all modules modules-all modules-debug clean ccactl check check-full checkpatch install install-tools bench demo fuzz soak coverage
+.PHONY: all modules modules-all modules-debug clean ccactl deb check check-full checkpatch install install-tools bench demo fuzz soak coverage
 
 all: modules
 
@@ -113,13 +114,21 @@ bench:
 
 # Userspace and modules. DKMS installs the modules alone; with it, run
 # `make install-tools` for ccactl, ccaas-service, the unit and the man pages.
+# The unit goes where systemd looks for it under PREFIX: the system's unit
+# directory (systemd's pkg-config file; /lib/systemd/system on bookworm)
+# for PREFIX=/usr, else PREFIX/lib/systemd/system, which systemd also reads
+# (/usr/local/lib/systemd/system for the default PREFIX=/usr/local).
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
-UNITDIR ?= /lib/systemd/system
+SYSTEM_UNITDIR = $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+UNITDIR ?= $(if $(filter /usr,$(PREFIX:%/=%)),$(SYSTEM_UNITDIR),$(PREFIX)/lib/systemd/system)
+ETC_CCAAS := scope.conf policy.conf modules
 install: modules install-tools
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
+# /etc/ccaas gets the commented defaults of deploy/etc-ccaas (no rule: the
+# kernel's CCA for every connection), never over a file already there.
 install-tools:
 	$(MAKE) -C tools/ccactl install VERSION=$(VERSION) PREFIX=$(PREFIX) \
 		SBINDIR=$(SBINDIR) MANDIR=$(MANDIR)
@@ -135,6 +144,17 @@ install-tools:
 	install -m 0644 deploy/systemd/ccaas-metrics.timer $(DESTDIR)$(UNITDIR)/
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ccaas-metrics.service
 	install -d -m 0755 $(DESTDIR)/etc/ccaas
+	for f in $(ETC_CCAAS); do \
+		[ -e $(DESTDIR)/etc/ccaas/$$f ] || \
+			install -m 0644 deploy/etc-ccaas/$$f $(DESTDIR)/etc/ccaas/$$f || exit 1; \
+	done
+
+# The Debian packages ccaas and ccaas-dkms (debian/), built by
+# dpkg-buildpackage in a copy of the tree under build/deb/, so that what
+# it writes next to the tree (the .debs, .dsc, .changes) lands in
+# build/deb/ too; then lintian, whose errors and warnings fail the target.
+deb:
+	scripts/deb.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null

@@ -42,8 +42,10 @@ if [ -z "$ksuite" ] || [ -z "$kversion" ]; then
 	ccaas_die "$kver: KSUITE_/KVERSION_ missing"
 fi
 
-# dkms: tests/build/run.sh checks the DKMS build of these lines in here
-pkgs="gcc-14 make dkms linux-headers-$kver=$kversion"
+# dkms: tests/build/run.sh checks the DKMS build of these lines in here;
+# libmnl0 and python3, the ccaas package's dependencies: it installs the
+# Debian packages in a copy of the root, offline (tests/build/deb-root.sh)
+pkgs="gcc-14 make dkms libmnl0 python3 linux-headers-$kver=$kversion"
 
 # in_root ROOT CMD...: CMD chrooted into ROOT with /proc and $mounts mounted
 mounts=()

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Install the Debian packages that `make check` needs (build, ccactl, VM tests).
+# Install the Debian packages that `make check` needs (build, ccactl, VM tests,
+# and `make deb`: dpkg-dev, debhelper, dh-dkms, lintian).
 #
 # Idempotent and quick when everything is present: each package is checked
 # with dpkg-query first; only missing ones (or a pinned package at another
@@ -34,6 +35,7 @@ ansible-core openssh-server openssh-client
 debootstrap debian-archive-keyring
 groff-base man-db valgrind shellcheck
 clang libbpf-dev bpftool
+dpkg-dev debhelper dh-dkms lintian
 linux-headers-$KVER_6_1 linux-headers-$KVER_6_12
 $LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION
 "

@@ -30,18 +30,24 @@ grep -qw overlay /proc/filesystems ||
 	modprobe -d "${CCAAS_VM_MODULES%/lib/modules}" overlay || die "no overlayfs"
 mount -t overlay overlay -o "lowerdir=/,upperdir=$ov/upper,workdir=$ov/work" $root ||
 	die "cannot mount the overlay root"
-mount -t overlay overlay -o "lowerdir=$CCAAS_BOOT_MODULES:$CCAAS_VM_MODULES" \
+# writable, for DKMS and depmod when a test installs the packages
+mkdir -p $ov/mod-upper $ov/mod-work
+mount -t overlay overlay \
+	-o "lowerdir=$CCAAS_BOOT_MODULES:$CCAAS_VM_MODULES,upperdir=$ov/mod-upper,workdir=$ov/mod-work" \
 	$root/lib/modules || die "cannot mount the module tree"
 mkdir -p "$root$RESULTS" &&
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "$root$RESULTS" ||
 	die "cannot mount the results share"
 
-# ccaas, installed as an operator would
-echo "ccaas-vm: installing ccaas into the overlay"
-make -s -C "$CCAAS_VM_CWD" install-tools DESTDIR=$root PREFIX=/usr >/dev/null ||
-	die "make install-tools failed"
-systemctl --root=$root enable ccaas.service >/dev/null 2>&1 || die "cannot enable ccaas.service"
-cp -r "$CCAAS_BOOT_ETC"/. $root/etc/ccaas/ || die "cannot copy $CCAAS_BOOT_ETC"
+# ccaas, installed as an operator would; with CCAAS_BOOT_INSTALL=none,
+# not at all: the test installs the Debian packages once booted
+if [ "${CCAAS_BOOT_INSTALL:-tools}" = tools ]; then
+	echo "ccaas-vm: installing ccaas into the overlay"
+	make -s -C "$CCAAS_VM_CWD" install-tools DESTDIR=$root PREFIX=/usr >/dev/null ||
+		die "make install-tools failed"
+	systemctl --root=$root enable ccaas.service >/dev/null 2>&1 || die "cannot enable ccaas.service"
+	cp -r "$CCAAS_BOOT_ETC"/. $root/etc/ccaas/ || die "cannot copy $CCAAS_BOOT_ETC"
+fi
 # Not needed by a boot that serves no user, and a minute under TCG: the
 # tmpfiles of the host's every package, the daily timers.
 for u in systemd-tmpfiles-setup.service apt-daily.timer apt-daily-upgrade.timer \

@@ -3,8 +3,10 @@
 #
 # Build-level tests on the host: warning-free W=1 builds for each kernel,
 # checkpatch --strict, the uapi header against its YAML spec, the spec against
-# the kernel's netlink schema, DKMS builds, and the deployment files: the
-# Prometheus rules' tests, the units' hardening, the scripts.
+# the kernel's netlink schema, DKMS builds, the Debian packages (make deb
+# and lintian, their contents, an install and purge in the build root of
+# the lines built in one), and the deployment files: the Prometheus
+# rules' tests, the units' hardening, the scripts.
 # Usage: tests/build/run.sh KVER...
 set -u
 cd "$(dirname "$0")/../.."
@@ -150,11 +152,79 @@ if want dkms; then
 	fi
 	for kver in "$@"; do
 		want "dkms-$kver" || want dkms || continue
+		# a line built in a Debian root: the package test below builds
+		# the same dkms.conf there, through apt (DKMS builds cost minutes
+		# of make check)
+		! rooted "$kver" || ! want "deb-root-$kver" || continue
 		if rooted "$kver"; then
 			dkms_build "$kver" "$(scripts/buildroot.sh "$kver" | sed -n 's/^ROOT=//p')"
 		else
 			dkms_build "$kver"
 		fi
+	done
+fi
+# The Debian packages: `make deb` (dpkg-buildpackage, then lintian, whose
+# errors and warnings fail it), what each .deb holds, and for each line
+# built in a Debian root, an apt install there with DKMS building for the
+# line's kernel, then a purge that leaves nothing (tests/build/deb-root.sh).
+# The boot suite installs them in a booted system (tests/boot/run.sh).
+if want deb-build || want deb-contents || want deb-root-; then
+	ver=$(cat VERSION)
+	arch=$(dpkg --print-architecture)
+	t0=$(date +%s)
+	scripts/deb.sh > "$tmp/deb" 2>&1
+	st=$?
+	echo "make deb: $(($(date +%s) - t0)) s" >> "$tmp/deb"
+	result deb-build $st "$tmp/deb"
+	tool=build/deb/ccaas_${ver}_$arch.deb dkms=build/deb/ccaas-dkms_${ver}_all.deb
+	if want deb-contents && [ "$st" = 0 ]; then
+		st=0
+		: > "$tmp/deb-contents"
+		# has DEB PATH...: each PATH is in DEB (dpkg-deb -c)
+		has() {
+			local deb=$1 p
+			shift
+			dpkg-deb -c "$deb" | awk '{ print substr($6, 2) }' > "$tmp/list"
+			for p in "$@"; do
+				grep -qxE "$p" "$tmp/list" || { echo "$(basename "$deb"): no $p" >> "$tmp/deb-contents"; st=1; }
+			done
+		}
+		has "$tool" /usr/sbin/ccactl /usr/sbin/ccaas-service /usr/sbin/ccaas-metrics \
+			/lib/systemd/system/ccaas.service /lib/systemd/system/ccaas-metrics.service \
+			/lib/systemd/system/ccaas-metrics.timer /usr/share/ccaas/prometheus/ccaas.rules.yml \
+			/usr/share/man/man8/ccactl.8.gz \
+			/usr/share/man/man8/ccaas-service.8.gz /usr/share/bash-completion/completions/ccactl \
+			/etc/ccaas/policy.conf /etc/ccaas/scope.conf /etc/ccaas/modules /usr/share/doc/ccaas/copyright
+		src=/usr/src/ccaas-$ver
+		has "$dkms" "$src/dkms.conf" "$src/Kbuild" "$src/kmod/core/main.c" "$src/kmod/cca/dctcp.c" \
+			"$src/kmod/compat/probe.sh" "$src/include/uapi/linux/ccaas.h"
+		# the module sources only: no objects, tests, tools
+		if dpkg-deb -c "$dkms" | awk '{ print $6 }' | grep -E '\.(o|ko|cmd)$|/kunit/|/test/|/tools/' >> "$tmp/deb-contents"; then
+			st=1
+		fi
+		for f in policy.conf scope.conf modules; do
+			dpkg-deb -I "$tool" conffiles | grep -qx "/etc/ccaas/$f" ||
+				{ echo "/etc/ccaas/$f is not a conffile" >> "$tmp/deb-contents"; st=1; }
+		done
+		dpkg-deb --fsys-tarfile "$dkms" | tar -xO "./${src#/}/dkms.conf" > "$tmp/dkms.conf"
+		if ! grep -qx "PACKAGE_VERSION=\"$ver\"" "$tmp/dkms.conf" ||
+			! grep -qx 'AUTOINSTALL="yes"' "$tmp/dkms.conf"; then
+			echo "dkms.conf: no PACKAGE_VERSION=$ver or no AUTOINSTALL" >> "$tmp/deb-contents"
+			st=1
+		fi
+		# ccactl links libmnl: shlibs found it
+		dpkg-deb -f "$tool" Depends | grep -q 'libmnl0' ||
+			{ echo "ccaas does not depend on libmnl0: $(dpkg-deb -f "$tool" Depends)" >> "$tmp/deb-contents"; st=1; }
+		result deb-contents $st "$tmp/deb-contents"
+	fi
+	for kver in "$@"; do
+		rooted "$kver" || continue
+		want "deb-root-$kver" || continue
+		[ -e "$tool" ] || { echo "no .debs" > "$tmp/deb-root"; result "deb-root-$kver" 1 "$tmp/deb-root"; continue; }
+		tests/build/deb-root.sh "$kver" "$tool" "$dkms" > "$tmp/deb-root" 2>&1
+		st=$?
+		grep -E '^install' "$tmp/deb-root" | sed "s/^/deb-root-$kver: /"
+		result "deb-root-$kver" $st "$tmp/deb-root"
 	done
 fi
 exit 0

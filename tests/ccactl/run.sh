@@ -96,7 +96,7 @@ RC=0
 : >"$TMP/out"
 : >"$TMP/err"
 if [ -z "${CCACTL:-}" ]; then
-	if make -C "$ROOT/tools/ccactl" >"$TMP/out" 2>"$TMP/err"; then
+	if make -C "$ROOT/tools/ccactl" WERROR=1 >"$TMP/out" 2>"$TMP/err"; then
 		check build '! grep -qi "warning" "$TMP/out" "$TMP/err"'
 	else
 		RC=$?

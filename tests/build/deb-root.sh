@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages in a line's build root (scripts/buildroot.sh: trixie
+# for 7.3): `apt install ./ccaas_*.deb ./ccaas-dkms_*.deb` in a throwaway
+# overlay of the root, offline (the root has the packages' dependencies),
+# DKMS building for the line's kernel as the package's postinst does
+# (AUTOINSTALL: the newest kernel with headers, the root's only one); then
+# `apt purge`, and what the overlay's upper layer still holds beyond the
+# package system's own records must be nothing.
+#
+# Usage: tests/build/deb-root.sh KVER DEB...
+# Prints the DKMS build time, then "ok" or what is wrong; exit 1 if wrong.
+set -eu
+cd "$(dirname "$0")/../.."
+# shellcheck source-path=SCRIPTDIR/../..
+. scripts/vm/common.sh
+[ $# -ge 2 ] || { echo "usage: $0 KVER DEB..." >&2; exit 2; }
+kver=$(ccaas_resolve_kver "$1")
+shift
+root=$(scripts/buildroot.sh "$kver" | sed -n 's/^ROOT=//p')
+[ -d "$root" ] || { echo "no build root for $kver" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+t0=$(date +%s)
+mkdir -p "$work/upper/tmp/debs" "$work/work" "$work/merged"
+cp "$@" "$work/upper/tmp/debs/"
+
+# What runs in the root: install, check the modules, purge.
+cat >"$work/upper/tmp/debs/test.sh" <<'INNER'
+set -eu
+kver=$1
+export DEBIAN_FRONTEND=noninteractive
+cd /tmp/debs
+# offline: apt sees no archive, only the local files and what is installed
+# (dependencies missing here fail rather than download)
+offline="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=/nonexistent"
+t0=$(date +%s)
+apt-get install -y -q --no-install-recommends $offline /tmp/debs/*.deb >install.log 2>&1 ||
+	{ tail -20 install.log; echo "apt install failed"; exit 1; }
+echo "install (DKMS build for $kver): $(($(date +%s) - t0)) s"
+bad=0
+for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion tcp_cca_hpcc; do
+	ko=$(ls /lib/modules/"$kver"/updates/dkms/"$m".ko* 2>/dev/null | head -1)
+	if [ -z "$ko" ]; then
+		echo "$m not installed in /lib/modules/$kver/updates/dkms"; bad=1
+	elif [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$kver" ]; then
+		echo "$m: vermagic $(modinfo -F vermagic "$ko")"; bad=1
+	fi
+done
+dkms status ccaas | grep -q "ccaas/.*, $kver, .*: installed" ||
+	{ echo "dkms status: $(dkms status ccaas)"; bad=1; }
+[ -x /usr/sbin/ccactl ] && /usr/sbin/ccactl -V >/dev/null ||
+	{ echo "ccactl does not run"; bad=1; }
+[ -e /etc/systemd/system/sysinit.target.wants/ccaas.service ] ||
+	{ echo "ccaas.service not enabled"; bad=1; }
+apt-get purge -y -q $offline ccaas ccaas-dkms >purge.log 2>&1 ||
+	{ tail -20 purge.log; echo "apt purge failed"; exit 1; }
+[ -z "$(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'ccaas*' 2>/dev/null | grep -v '^un ')" ] ||
+	{ echo "still known to dpkg: $(dpkg-query -W 'ccaas*')"; bad=1; }
+exit $bad
+INNER
+
+rc=0
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare -m --propagation private /bin/bash -c '
+	set -e
+	root=$1 work=$2 kver=$3
+	mount -t overlay overlay \
+		-o "lowerdir=$root,upperdir=$work/upper,workdir=$work/work" "$work/merged"
+	mount -t proc proc "$work/merged/proc"
+	mount --bind /dev "$work/merged/dev"
+	mount --bind /dev/pts "$work/merged/dev/pts"
+	exec chroot "$work/merged" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C \
+		/bin/sh /tmp/debs/test.sh "$kver"
+' deb-root "$root" "$work" "$kver" || rc=1
+
+# Left behind: what the upper layer holds besides the package system's
+# records, caches and logs and the test's own files; a DKMS signing key or
+# depmod index left in the kernel's directory counts too.
+cd "$work/upper"
+left=$({
+	find . -mindepth 1 ! -type d | sed 's|^\.||' | grep -Ev \
+		'^/(tmp|proc|var/lib/dpkg|var/lib/apt|var/cache/(apt|debconf|ldconfig)|var/log|etc/ld\.so\.cache$)'
+	# a directory ccaas made and left empty counts too
+	find . -mindepth 1 -type d -empty | sed 's|^\.||' | grep -E 'ccaas|updates/dkms'
+} || true)
+cd /
+if [ -n "$left" ]; then
+	echo "left after purge:"
+	echo "$left"
+	rc=1
+fi
+echo "install, checks, purge: $(($(date +%s) - t0)) s"
+[ "$rc" != 0 ] || echo ok
+exit $rc
