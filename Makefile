@@ -135,6 +135,7 @@ install-tools:
 	install -D -m 0755 deploy/ccaas-service $(DESTDIR)$(SBINDIR)/ccaas-service
 	install -D -m 0755 deploy/ccaas-metrics $(DESTDIR)$(SBINDIR)/ccaas-metrics
 	install -D -m 0644 deploy/ccaas-service.8 $(DESTDIR)$(MANDIR)/man8/ccaas-service.8
+	install -D -m 0644 deploy/ccaas-metrics.8 $(DESTDIR)$(MANDIR)/man8/ccaas-metrics.8
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/sbin/ccaas-service|$(SBINDIR)/ccaas-service|' \
 		deploy/systemd/ccaas.service > $(DESTDIR)$(UNITDIR)/ccaas.service
