@@ -172,9 +172,6 @@ def parse(report, ports):
     for the flow of cca_CCA only (until the next marker for all)."""
     flows = {p: [] for p in ports}
     byname = {cca[4:]: p for p, cca in ports.items()}
-    # skaddr -> port, from the probes (6.1's have no skaddr: RACK's
-    # reorder timer is then not told from an ACK, see 28-reductions.sh)
-    socks = {}
     base, own = "start", {}
     with open(report, errors="replace") as f:
         for line in f:
@@ -190,16 +187,9 @@ def parse(report, ports):
                 port = int(PORT.search(kv["dest"]).group(1))
                 if port in flows:
                     phase = own.get(port, base)
-                    if "skaddr" in kv:
-                        socks[int(kv["skaddr"], 16)] = port
                     flows[port].append(("P", phase, int(kv["snd_cwnd"]),
                                         int(kv["ssthresh"]),
                                         int(kv["snd_una"], 16)))
-            elif "rd_reo:" in line:
-                m = re.search(r"\bsk=(0x[0-9a-f]+)", line)
-                port = socks.get(int(m.group(1), 16)) if m else None
-                if port in flows:
-                    flows[port].append(("R", own.get(port, base)))
             elif "tcp_cong_state_set:" in line:
                 kv = dict(KV.findall(line))
                 port = int(kv["dport"])
@@ -233,8 +223,6 @@ def entries(items):
                     e.after.append(it)
             pending = [e for e in pending if len(e.after) < 2 or not e.ref_done]
             last_p, ended, timer = it, None, False
-        elif it[0] == "R":
-            timer = True
         elif it[0] == "A":
             alpha = it[2]
             last_round = i
@@ -340,7 +328,24 @@ def hpcc_ref(e):
 
 
 def judge(cca, kind, e):
-    """(ok, figures) for one reduction."""
+    """(ok, figures) for one reduction. A Recovery entry is an ACK's
+    (tcp_fastretrans_alert()) or, between ACKs, RACK's reorder timer's
+    (tcp_rack_reo_timeout()), which the trace does not tell apart: one that
+    is not an ACK's is judged as the timer's, on the cwnd the last ACK
+    left."""
+    r = judge_one(cca, kind, e)
+    if kind == "recovery" and r is not None and not r[0] and not e.timer:
+        e.timer = True
+        t = judge_one(cca, kind, e)
+        e.timer = False
+        if t is not None and t[0]:
+            return t
+    return r
+
+
+def judge_one(cca, kind, e):
+    """(ok, figures) for one reduction, e.timer saying whether it came
+    from a timer."""
     cc = cca in ("cca_xregion", "cca_hpcc")
     a, n0 = e.alpha, e.after[0]
     if cca == "cca_hpcc" and kind in ("recovery", "rto"):
@@ -359,7 +364,7 @@ def judge(cca, kind, e):
         lo, hi = timer_range(e, cc, cca)
         f = {"cca_dctcp": half, "cca_dcndelay": dcn_loss}.get(cca, beta)
         want, got = (f(lo), f(hi)), n0[3]
-        return want[0] <= got <= want[1], "RACK reorder timer: cwnd before %d..%d, ssthresh after %d, expected %d..%d" % (
+        return want[0] <= got <= want[1], "not as an ACK's, so RACK's reorder timer: cwnd before %d..%d, ssthresh after %d, expected %d..%d" % (
             lo, hi, got, want[0], want[1])
     if kind == "local":
         c = n0[2]
