@@ -297,7 +297,11 @@ def timer_range(e, cong_control, cca):
     cca_dcndelay, or after a delay step that ACK's round end made."""
     p, n = e.last_p, e.after[0]
     c = c_ack(e, cong_control)
-    acked = -(-((n[4] - p[4]) & 0xffffffff) // MSS)
+    # what the ACK acknowledged: snd_una's move, and at least two packets
+    # for a duplicate ACK, whose SACKed packets (one or two, with delayed
+    # ACKs and one MSS a packet) count as delivered too, by which PRR or
+    # cca_xregion's DEC may raise cwnd
+    acked = max(-(-((n[4] - p[4]) & 0xffffffff) // MSS), 2)
     lo = c - (1 if cong_control else 0)
     if cca == "cca_dcndelay":
         lo = c - dcn_step(c)
