@@ -508,6 +508,20 @@ static void dcn_loss_during_ecn_cut_keeps_the_cut(struct kunit *test)
 }
 
 /*
+ * In congestion avoidance at 100 packets, taken over at a tenth CE (alpha
+ * 0.1), then the stack's tcp_enter_cwr() for an ECE: an ECN cut that keeps
+ * about 96 % of the window.
+ */
+static void start_small_ecn_cut(struct kunit *test, struct sim *s)
+{
+	s->tp->delivered = 1000;
+	s->tp->delivered_ce = 100;
+	start_ca(s, 100, true);
+	enter_cwr(s);
+	KUNIT_ASSERT_GT(test, s->tp->snd_ssthresh, 90U);
+}
+
+/*
  * A timeout during an ECN cut: tcp_enter_loss() calls no ssthresh() then,
  * only set_state(Loss). With alpha at a tenth the ECN cut keeps about 96 %;
  * the timeout still brings ssthresh to the loss response of the window
@@ -517,12 +531,7 @@ static void dcn_timeout_during_ecn_cut(struct kunit *test)
 {
 	struct sim *s = test->priv;
 
-	/* taken over at a tenth CE: alpha 0.1 */
-	s->tp->delivered = 1000;
-	s->tp->delivered_ce = 100;
-	start_ca(s, 100, true);
-	enter_cwr(s);
-	KUNIT_ASSERT_GT(test, s->tp->snd_ssthresh, 90U);
+	start_small_ecn_cut(test, s);
 	ack(s, 10, 0, RTT_NO_QUEUE);
 	KUNIT_ASSERT_EQ(test, ca_state(s), TCP_CA_CWR);
 	cca_test_enter_loss(s->sk);
@@ -537,13 +546,9 @@ static void dcn_mtu_loss_during_ecn_cut(struct kunit *test)
 	struct sim *s = test->priv;
 	u32 ssthresh;
 
-	s->tp->delivered = 1000;
-	s->tp->delivered_ce = 100;
-	start_ca(s, 100, true);
 	s->tp->packets_out = 100;
-	enter_cwr(s);
+	start_small_ecn_cut(test, s);
 	ssthresh = s->tp->snd_ssthresh;
-	KUNIT_ASSERT_GT(test, ssthresh, 90U);
 	cca_test_mtu_loss(s->sk, 10);
 	KUNIT_EXPECT_EQ(test, ca_state(s), TCP_CA_Loss);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, ssthresh);

@@ -557,7 +557,7 @@ static void dcn_timeout_in_reduction(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 ssthresh = dcn_loss_ssthresh(tp->prior_cwnd);
 
-	if (ssthresh >= tp->snd_ssthresh || !ccaas_timeout_entry(sk))
+	if (ssthresh >= tp->snd_ssthresh)
 		return;
 	WRITE_ONCE(tp->snd_ssthresh, ssthresh);
 	ccaas_round_note(&ca->round, CCAAS_ROUND_LOSS);
@@ -574,8 +574,7 @@ static void cca_dcndelay_set_state(struct sock *sk, u8 new_state)
 
 	if (new_state == TCP_CA_Recovery && old != TCP_CA_Recovery)
 		dcn_react_to_loss(sk);
-	else if (new_state == TCP_CA_Loss &&
-		 (old == TCP_CA_CWR || old == TCP_CA_Recovery))
+	else if (ccaas_timeout_in_reduction(sk, new_state))
 		dcn_timeout_in_reduction(sk);
 }
 

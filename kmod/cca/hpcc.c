@@ -526,7 +526,6 @@ static void cca_hpcc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 static void cca_hpcc_set_state(struct sock *sk, u8 new_state)
 {
 	struct cca_hpcc *ca = inet_csk_ca(sk);
-	u8 old = inet_csk(sk)->icsk_ca_state;
 	u32 w;
 
 	if (new_state != TCP_CA_Loss)
@@ -535,8 +534,7 @@ static void cca_hpcc_set_state(struct sock *sk, u8 new_state)
 		ca->rto = 0;
 		return;
 	}
-	if ((old != TCP_CA_CWR && old != TCP_CA_Recovery) ||
-	    !ccaas_timeout_entry(sk))
+	if (!ccaas_timeout_in_reduction(sk, new_state))
 		return;
 	w = max(min(tcp_sk(sk)->prior_cwnd, HP_W_MAX_PKTS) << (HP_W_SHIFT - 1),
 		HP_MIN_CWND << HP_W_SHIFT);

@@ -598,12 +598,9 @@ static void cca_xregion_set_state(struct sock *sk, u8 new_state)
 {
 	struct cca_xregion *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	u8 old = inet_csk(sk)->icsk_ca_state;
 	u32 loss;
 
-	if (new_state != TCP_CA_Loss ||
-	    (old != TCP_CA_CWR && old != TCP_CA_Recovery) ||
-	    !ccaas_timeout_entry(sk))
+	if (!ccaas_timeout_in_reduction(sk, new_state))
 		return;
 	loss = max(ccaas_cubic_beta_cwnd(tp->prior_cwnd, XR_LOSS_BETA),
 		   XR_MIN_CWND);

@@ -30,4 +30,26 @@ static inline bool ccaas_timeout_entry(const struct sock *sk)
 	return tcp_snd_cwnd(tp) == tcp_packets_in_flight(tp) + 1;
 }
 
+/**
+ * ccaas_timeout_in_reduction - a timeout the stack took no cut for?
+ * @sk: the socket, in set_state()
+ * @new_state: the state set_state() was given
+ *
+ * tcp_enter_loss() in CWR or Recovery, before high_seq is acknowledged,
+ * calls neither ssthresh() nor CA_EVENT_LOSS, only set_state(Loss) (the
+ * old state is still icsk_ca_state there): a CCA whose reduction of that
+ * episode was smaller than its timeout's takes the latter here.
+ *
+ * Return: true for a timeout's set_state(Loss) from CWR or Recovery.
+ */
+static inline bool ccaas_timeout_in_reduction(const struct sock *sk,
+					      u8 new_state)
+{
+	u8 old = inet_csk(sk)->icsk_ca_state;
+
+	return new_state == TCP_CA_Loss &&
+	       (old == TCP_CA_CWR || old == TCP_CA_Recovery) &&
+	       ccaas_timeout_entry(sk);
+}
+
 #endif /* _CCAAS_TIMEOUT_H_ */

@@ -337,23 +337,21 @@ def judge(cca, kind, e):
     (tcp_rack_reo_timeout()), which the trace does not tell apart: one that
     is not an ACK's is judged as the timer's, on the cwnd the last ACK
     left."""
-    r = judge_one(cca, kind, e)
+    r = judge_one(cca, kind, e, e.timer)
     if kind == "recovery" and r is not None and not r[0] and not e.timer:
-        e.timer = True
-        t = judge_one(cca, kind, e)
-        e.timer = False
+        t = judge_one(cca, kind, e, True)
         if t is not None and t[0]:
             return t
     return r
 
 
-def judge_one(cca, kind, e):
-    """(ok, figures) for one reduction, e.timer saying whether it came
+def judge_one(cca, kind, e, timer):
+    """(ok, figures) for one reduction, @timer saying whether it came
     from a timer."""
     cc = cca in ("cca_xregion", "cca_hpcc")
     a, n0 = e.alpha, e.after[0]
     if cca == "cca_hpcc" and kind in ("recovery", "rto"):
-        return judge_hpcc_loss(kind, e)
+        return judge_hpcc_loss(kind, e, timer)
     if kind == "rto":
         lo, hi = timer_range(e, cc, cca)
         one = n0[2] == 1
@@ -362,7 +360,7 @@ def judge_one(cca, kind, e):
         ok = one and want[0] <= got <= want[1]
         return ok, "cwnd before %d..%d, ssthresh after %d, expected %d..%d; cwnd after %d (1 expected)" % (
             lo, hi, got, want[0], want[1], n0[2])
-    if kind == "recovery" and e.timer:
+    if kind == "recovery" and timer:
         # tcp_rack_reo_timeout() -> tcp_enter_recovery(): from the timer,
         # on the cwnd the last ACK left (see the top)
         lo, hi = timer_range(e, cc, cca)
@@ -438,7 +436,7 @@ def judge_one(cca, kind, e):
     return None
 
 
-def judge_hpcc_loss(kind, e):
+def judge_hpcc_loss(kind, e, timer):
     """cca_hpcc's recovery and rto: W_ref after the cut against W at it.
     W at an ACK-driven entry is what the entry's probe shows (cwnd is W's
     integer part, set by the previous ACK). From a timer (RTO, RACK's
@@ -454,7 +452,7 @@ def judge_hpcc_loss(kind, e):
     ref = hpcc_ref(e)
     if ref is None:
         return None
-    if kind == "rto" or e.timer:
+    if kind == "rto" or timer:
         cs = hpcc_cwnds(n0[3])
         src = "cwnd at the %s %s (ssthresh() %d)" % (
             "timeout" if kind == "rto" else "RACK reorder timer",
