@@ -114,8 +114,24 @@ print("   check: every connection is where it should be")
 
 # ---- failure and cleanup -----------------------------------------------------
 
+# cleanup: stop the demo's processes, then abort the sockets they leave
+# behind (ss -K): an orphan still closing to a peer whose namespace is gone
+# would retransmit its FIN for a minute, holding its CCA module, before
+# netns_cleanup deletes the namespaces
 cleanup() {
-	netns_cleanup # kills every process in a namespace, deletes them all
+	local n i
+	for n in $(ip netns list | cut -d' ' -f1); do
+		ip netns pids "$n" | xargs -r kill -9 2>/dev/null
+	done
+	for i in $(seq 50); do
+		[ -z "$(for n in $(ip netns list | cut -d' ' -f1); do
+			ip netns pids "$n"; done)" ] && break
+		sleep 0.1
+	done
+	for n in $(ip netns list | cut -d' ' -f1); do
+		ip netns exec "$n" ss -K -ta >/dev/null 2>&1 || true
+	done
+	netns_cleanup # deletes every namespace
 }
 
 on_error() {
@@ -292,9 +308,10 @@ run ccactl -n host log del all
 
 step "Clean up"
 cleanup
-# namespaces go away asynchronously; their policies hold the modules
+# namespaces go away asynchronously; their policies and their closing
+# sockets hold the modules until then
 for m in tcp_cca_dcndelay tcp_cca_xregion tcp_cca_cubic tcp_cca_dctcp; do
-	rmmod_poll "$m" || true
+	rmmod_poll "$m" 60 || true
 done
 rmmod ccaas_core
 if grep -qE '^(tcp_cca_[a-z]+|ccaas_core) ' /proc/modules; then

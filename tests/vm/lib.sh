@@ -318,14 +318,18 @@ load_ccaas() {
 	done
 }
 
-# rmmod_poll MODULE: unload MODULE, giving namespaces of earlier tests (whose
-# policies hold it) a moment to go away
+# rmmod_poll MODULE [SECONDS]: unload MODULE, giving namespaces of earlier
+# tests (whose policies and closing sockets hold it) up to SECONDS (10) to go
+# away; the kernel dismantles a namespace in a work item that a loaded host
+# can delay, so a caller that just deleted namespaces passes more
 rmmod_poll() {
 	local i
-	for i in $(seq 50); do
+	for i in $(seq $((${2:-10} * 5))); do
 		rmmod "$1" 2>/dev/null && return 0
 		sleep 0.2
 	done
+	echo "rmmod_poll: $1 still in use after ${2:-10} s:" \
+		"$(grep "^$1 " /proc/modules)" >&2
 	return 1
 }
 
