@@ -115,12 +115,13 @@ suite() {
 	#  lane 1: the sanitizer kernel (built here if its inputs changed,
 	#          beside lane 2's first steps), its modules, its files
 	#          (KUnit first, the soak last); then the files that compare
-	#          CCAs' behaviour (`# vm-alone: yes`) on the oldest line;
+	#          CCAs' behaviour (`# vm-alone: yes`) on the oldest line,
+	#          and make demo;
 	#  lane 2: the Debian lines' modules, the build and ccactl suites,
 	#          the Debian kernels' other files (the fleet rollout on
 	#          DEBUG_LINE's, `vm-lines: spare`), the boot suite (systemd
 	#          as init) on the oldest and newest lines, the vm-alone files
-	#          on the newest line, make demo.
+	#          on the newest line.
 	#
 	# A vm-alone file shares the host with one other guest at most and
 	# starts only once lane 2's builds and build suites are done (lane 1
@@ -163,6 +164,7 @@ suite() {
 		[ -z "$kunit_alone" ] || suite kunit scripts/kunit.sh ${T:+-t "$T"}
 		while [ ! -e "$lanes/built" ] && kill -0 $$ 2>/dev/null; do sleep 5; done
 		alone "$oldest"
+		[ -n "$T" ] || suite demo demo_run
 	} >"$lane1_log" 2>&1 &
 	lane1=$!
 	# an interrupted run takes lane 1 down too (its VMs end with it)
@@ -194,7 +196,6 @@ suite() {
 			case "$T" in "" | *boot*) suite boot env BOOT_DEB_LINES="$deb_lines" tests/boot/run.sh $edges ;; esac
 		fi
 		alone "$newest"
-		[ -n "$T" ] || suite demo demo_run
 	} 2>&1 | tee "$lanes/2"
 	wait "$lane1"
 	echo "=== lane 1 (sanitizer kernel, then the vm-alone files on $oldest; $lane1_log):"
