@@ -299,7 +299,7 @@ for e in json.load(sys.stdin):
 # extack message, and nothing changes; a core that does not know the flag
 # refuses it rather than load.
 test_scope_load_dry_run_refusals() {
-	local f=/tmp/scope_dry_bad.txt before st=0 r ok
+	local f=/tmp/scope_dry_bad.txt before st=0 r
 	base_table || return 1
 	before=$("$CCACTL" -j -s scope show)
 	printf '10.9.0.0/16 dc\n10.8.0.1/16 dc\n' >"$f"
