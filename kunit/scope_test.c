@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the scope table (kmod/core/scope.c): longest-prefix match
- * edge cases, copy-on-write changes, the size limit, and a cross-check of
- * the flattened lookup against a brute-force one on random tables.
+ * edge cases, copy-on-write changes, the size limit, a load's dry run, and
+ * a cross-check of the flattened lookup against a brute-force one on random
+ * tables.
  */
 #include <kunit/test.h>
 #include <linux/inet.h>
@@ -422,6 +423,62 @@ static void scope_load_replaces_all(struct kunit *test)
 	expect_unknown(test, "10.0.0.1");
 }
 
+/*
+ * A dry run refuses what a load refuses, with the same errors, and never
+ * touches the table; what it accepts, a load then takes, at the size the
+ * dry run reported.
+ */
+static void scope_load_dry_run(struct kunit *test)
+{
+	struct ccaas_scope_entry v[4];
+	size_t mem = 0, real;
+	u32 gen, dup = 99;
+
+	KUNIT_ASSERT_EQ(test, add(test, "10.0.0.0/8", CCAAS_LOCALITY_DC, 1, 0), 0);
+	gen = table_gen(test);
+
+	v[0] = pfx(test, "fd00:1::/32", CCAAS_LOCALITY_RACK, 4, 0);
+	v[1] = pfx(test, "192.168.0.0/16", CCAAS_LOCALITY_RACK, 5, 0);
+	v[2] = pfx(test, "10.0.0.0/8", CCAAS_LOCALITY_XREGION, 7, 0);
+	KUNIT_EXPECT_EQ(test, ccaas_scope_load_check(v, 3, &dup, &mem, NULL), 0);
+	KUNIT_EXPECT_GT(test, mem, sizeof(v));
+	KUNIT_EXPECT_EQ(test, table_gen(test), gen);
+	KUNIT_EXPECT_EQ(test, table_count(test), 1U);
+	expect_scope(test, "10.0.0.1", CCAAS_LOCALITY_DC, 8, 1);
+	expect_unknown(test, "192.168.0.1");
+
+	/* The same entries loaded for real: the size the dry run gave. */
+	KUNIT_ASSERT_EQ(test, ccaas_scope_load(fx_net(test), v, 3, &dup, NULL), 0);
+	rcu_read_lock();
+	real = ccaas_scope_table_memory(ccaas_scope_table_get(fx_net(test)));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, mem, real);
+	gen = table_gen(test);
+
+	/* A prefix twice, an invalid entry, over the limit: refused alike. */
+	v[0] = pfx(test, "1.0.0.0/8", CCAAS_LOCALITY_DC, 0, 0);
+	v[1] = pfx(test, "2.0.0.0/8", CCAAS_LOCALITY_DC, 0, 0);
+	v[2] = pfx(test, "1.0.0.0/8", CCAAS_LOCALITY_RACK, 0, 0);
+	v[0].pos = 0;
+	v[1].pos = 1;
+	v[2].pos = 2;
+	KUNIT_EXPECT_EQ(test, ccaas_scope_load_check(v, 3, &dup, &mem, NULL), -EEXIST);
+	KUNIT_EXPECT_EQ(test, dup, 2U);
+	v[2] = pfx(test, "3.0.0.1/8", CCAAS_LOCALITY_RACK, 0, 0);
+	KUNIT_EXPECT_EQ(test, ccaas_scope_load_check(v, 3, &dup, &mem, NULL), -EINVAL);
+	v[2] = pfx(test, "3.0.0.0/8", CCAAS_LOCALITY_RACK, 0, 0);
+	ccaas_scope_max_entries = 2;
+	KUNIT_EXPECT_EQ(test, ccaas_scope_load_check(v, 3, &dup, &mem, NULL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, table_gen(test), gen);
+	expect_scope(test, "10.0.0.1", CCAAS_LOCALITY_XREGION, 8, 7);
+	expect_unknown(test, "1.0.0.1");
+
+	/* An empty table is valid too, and still changes nothing. */
+	KUNIT_EXPECT_EQ(test, ccaas_scope_load_check(v, 0, &dup, &mem, NULL), 0);
+	KUNIT_EXPECT_EQ(test, table_count(test), 3U);
+	KUNIT_EXPECT_EQ(test, table_gen(test), gen);
+}
+
 /* The dump's resume point: the first entry after a given one. */
 static void scope_seek_after(struct kunit *test)
 {
@@ -677,6 +734,7 @@ static struct kunit_case ccaas_scope_cases[] = {
 	KUNIT_CASE(scope_invalid_refused),
 	KUNIT_CASE(scope_size_limit),
 	KUNIT_CASE(scope_load_replaces_all),
+	KUNIT_CASE(scope_load_dry_run),
 	KUNIT_CASE(scope_seek_after),
 	KUNIT_CASE(scope_random_vs_brute_force),
 	KUNIT_CASE_SLOW(scope_large_table),

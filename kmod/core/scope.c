@@ -53,6 +53,7 @@
  * ccaas_scope_key), IPv4 in the top 32 bits, so prefix arithmetic is the
  * same for both families; the IPv4 range ends are stored as u32.
  */
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -689,8 +690,14 @@ int ccaas_scope_flush(struct ccaas_net *cn)
 }
 EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_flush);
 
-int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,
-		     u32 n, u32 *dup, struct netlink_ext_ack *extack)
+/*
+ * Everything a load of @v does but the swap: the checks, the sort and the
+ * new table, or an ERR_PTR. A load and its dry run share it, so a dry run
+ * refuses exactly what a load would.
+ */
+static struct ccaas_scope_table *
+scope_load_build(struct ccaas_scope_entry *v, u32 n, u32 *dup,
+		 struct netlink_ext_ack *extack)
 {
 	const struct ccaas_scope_entry *src[CCAAS_SCOPE_NFAM];
 	struct ccaas_scope_table *t;
@@ -700,23 +707,22 @@ int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,
 	if (n > READ_ONCE(ccaas_scope_max_entries)) {
 		NL_SET_ERR_MSG(extack,
 			       "scope table full: more entries than the module parameter scope_max_entries");
-		return -ENOSPC;
+		return ERR_PTR(-ENOSPC);
 	}
 	for (i = 0; i < n; i++) {
 		if (!entry_valid(&v[i])) {
 			NL_SET_ERR_MSG(extack, "invalid scope entry");
-			return -EINVAL;
+			return ERR_PTR(-EINVAL);
 		}
 	}
 
-	/* The table is built from nothing: no lock needed until the swap. */
 	sort(v, n, sizeof(*v), entry_sort_cmp, NULL);
 	for (i = 1; i < n; i++) {
 		if (!entry_cmp(&v[i - 1], &v[i])) {
 			if (dup)
 				*dup = max(v[i - 1].pos, v[i].pos);
 			NL_SET_ERR_MSG(extack, "prefix given twice in one scope load");
-			return -EEXIST;
+			return ERR_PTR(-EEXIST);
 		}
 	}
 	nfam[0] = 0;
@@ -729,14 +735,40 @@ int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,
 	src[1] = v + nfam[0];
 
 	t = scope_build(src, nfam);
-	if (!t)
-		return -ENOMEM;
+	return t ?: ERR_PTR(-ENOMEM);
+}
+
+int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,
+		     u32 n, u32 *dup, struct netlink_ext_ack *extack)
+{
+	struct ccaas_scope_table *t;
+
+	/* The table is built from nothing: no lock needed until the swap. */
+	t = scope_load_build(v, n, dup, extack);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
 	mutex_lock(&cn->lock);
 	scope_publish(cn, t);
 	mutex_unlock(&cn->lock);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_load);
+
+int ccaas_scope_load_check(struct ccaas_scope_entry *v, u32 n, u32 *dup,
+			   size_t *memory, struct netlink_ext_ack *extack)
+{
+	struct ccaas_scope_table *t;
+
+	t = scope_load_build(v, n, dup, extack);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	if (memory)
+		*memory = t->size;
+	/* Never published: no reader can hold it. */
+	kvfree(t);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ccaas_scope_load_check);
 
 /* ---- reading the whole table ---- */
 

@@ -118,6 +118,13 @@ int ccaas_scope_flush(struct ccaas_net *cn);
 /* Replaces the table by @n entries @v (sorted in place). */
 int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,
 		     u32 n, u32 *dup, struct netlink_ext_ack *extack);
+/*
+ * A load's dry run: the same checks and the same new table, which is then
+ * freed, not published (the table in force is not even read). On success
+ * *@memory is the size the table would have.
+ */
+int ccaas_scope_load_check(struct ccaas_scope_entry *v, u32 n, u32 *dup,
+			   size_t *memory, struct netlink_ext_ack *extack);
 
 /*
  * Reading the table as a whole, under rcu_read_lock(): the table in force,

@@ -16,6 +16,13 @@
  * message per entry, IPv4 first, each family sorted by address and prefix
  * length. SCOPE_LOAD answers with the summary of the new table.
  *
+ * SCOPE_LOAD with DRY_RUN checks the entries and builds the table exactly
+ * as a load does (same refusals, same extack messages, same allocation),
+ * then drops it: the table in force is not touched, and the reply is the
+ * summary of the table the load would have made. A core that predates
+ * DRY_RUN refuses it (strict validation, attribute type above maxattr):
+ * a dry run can never become a load.
+ *
  * A dump that spans several reads remembers the last entry it sent. If the
  * table changed in between (its generation differs), the dump goes on after
  * that entry in the new table and the parts are flagged NLM_F_DUMP_INTR:
@@ -53,6 +60,7 @@ const struct nla_policy ccaas_scope_flush_policy[CCAAS_A_SCOPE_MAX + 1] = {
 
 const struct nla_policy ccaas_scope_load_policy[CCAAS_A_SCOPE_MAX + 1] = {
 	[CCAAS_A_SCOPE_ENTRY] = NLA_POLICY_NESTED(ccaas_scope_add_policy),
+	[CCAAS_A_SCOPE_DRY_RUN] = { .type = NLA_FLAG },
 };
 
 static struct ccaas_net *scope_nl_net(struct genl_info *info)
@@ -176,17 +184,24 @@ static int scope_nl_put_entry(struct sk_buff *skb,
 	return 0;
 }
 
-/* Size of table @t: COUNT, MAX_ENTRIES and MEMORY (padded with type 0). */
+/* A table's size: COUNT, MAX_ENTRIES and MEMORY (padded with type 0). */
+static int scope_nl_put_size(struct sk_buff *skb, u32 count, size_t memory)
+{
+	if (nla_put_u32(skb, CCAAS_A_SCOPE_COUNT, count) ||
+	    nla_put_u32(skb, CCAAS_A_SCOPE_MAX_ENTRIES,
+			READ_ONCE(ccaas_scope_max_entries)) ||
+	    nla_put_u64_64bit(skb, CCAAS_A_SCOPE_MEMORY, memory,
+			      CCAAS_A_SCOPE_UNSPEC))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The size of table @t. */
 static int scope_nl_put_summary(struct sk_buff *skb,
 				const struct ccaas_scope_table *t)
 {
-	if (nla_put_u32(skb, CCAAS_A_SCOPE_COUNT, ccaas_scope_table_count(t)) ||
-	    nla_put_u32(skb, CCAAS_A_SCOPE_MAX_ENTRIES,
-			READ_ONCE(ccaas_scope_max_entries)) ||
-	    nla_put_u64_64bit(skb, CCAAS_A_SCOPE_MEMORY,
-			      ccaas_scope_table_memory(t), CCAAS_A_SCOPE_UNSPEC))
-		return -EMSGSIZE;
-	return 0;
+	return scope_nl_put_size(skb, ccaas_scope_table_count(t),
+				 ccaas_scope_table_memory(t));
 }
 
 int ccaas_nl_scope_add_doit(struct sk_buff *skb, struct genl_info *info)
@@ -381,8 +396,10 @@ int ccaas_nl_scope_load_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[CCAAS_A_SCOPE_MAX + 1];
 	struct ccaas_net *cn = scope_nl_net(info);
+	bool dry = nla_get_flag(info->attrs[CCAAS_A_SCOPE_DRY_RUN]);
 	struct ccaas_scope_entry *v = NULL;
 	struct sk_buff *msg;
+	size_t memory = 0;
 	struct nlattr *a;
 	u32 n = 0, i = 0, dup = 0;
 	void *hdr;
@@ -420,7 +437,10 @@ int ccaas_nl_scope_load_doit(struct sk_buff *skb, struct genl_info *info)
 		i++;
 	}
 
-	err = ccaas_scope_load(cn, v, n, &dup, info->extack);
+	if (dry)
+		err = ccaas_scope_load_check(v, n, &dup, &memory, info->extack);
+	else
+		err = ccaas_scope_load(cn, v, n, &dup, info->extack);
 	if (err == -EEXIST) {
 		NL_SET_ERR_MSG_ATTR(info->extack, scope_nl_nth_entry(info, dup),
 				    "prefix given twice in one scope load");
@@ -430,17 +450,19 @@ int ccaas_nl_scope_load_doit(struct sk_buff *skb, struct genl_info *info)
 
 	hdr = genlmsg_put_reply(msg, info, &ccaas_family, 0,
 				CCAAS_CMD_SCOPE_LOAD);
-	if (hdr) {
+	if (hdr && dry) {
+		err = scope_nl_put_size(msg, n, memory);
+	} else if (hdr) {
 		rcu_read_lock();
 		err = scope_nl_put_summary(msg, ccaas_scope_table_get(cn));
 		rcu_read_unlock();
-		if (!err) {
-			genlmsg_end(msg, hdr);
-			kvfree(v);
-			return genlmsg_reply(msg, info);
-		}
 	}
-	/* Replaced, but the answer did not fit: still a success. */
+	if (hdr && !err) {
+		genlmsg_end(msg, hdr);
+		kvfree(v);
+		return genlmsg_reply(msg, info);
+	}
+	/* Replaced (or checked), but the answer did not fit: still a success. */
 	err = 0;
 out:
 	kvfree(v);

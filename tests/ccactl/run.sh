@@ -457,6 +457,50 @@ check completion_migrate_sock_monitor '[ "$c1" = "force help" ]' '[ "$c2" = "hel
 	'[ "$c3" = "show help" ]' '[ "$c4" = "cca locality dport sport" ]' \
 	'[ "$c5" = "xregion" ]' '[ -z "$c6" ]' '[ "$c7" = "to force" ]' '[ "$c8" = "force" ]'
 
+# ---- scope load dry_run ----
+# The words and their order; the dry run itself is tested in the VM.
+
+run scope help
+check scope_load_help '[ $RC -eq 0 ]' '[ -z "$ERR" ]' \
+	'contains "$OUT" "ccactl scope load FILE|- [dry_run]"'
+printf '10.0.0.0/8 dc\n' >"$TMP/scope.conf"
+printf '10.0.0.0/33 dc\n' >"$TMP/scope_bad.conf"
+usage_case scope_load_unknown_word 'scope load: unexpected argument "dry"' \
+	scope load "$TMP/scope.conf" dry
+usage_case scope_load_dry_run_twice 'scope load: "--dry-run" given twice' \
+	scope load "$TMP/scope.conf" dry_run --dry-run
+usage_case scope_load_no_file 'scope load: missing FILE; usage: ccactl scope load FILE|- [dry_run]' \
+	scope load
+usage_case scope_load_dry_run_first 'scope load: cannot open "dry_run"' scope load dry_run
+# the file is read before anything is sent, dry run or not
+usage_case scope_load_dry_run_bad_line "$TMP/scope_bad.conf:1: invalid prefix" \
+	scope load "$TMP/scope_bad.conf" dry_run
+if $HAVE_MODULE; then
+	skip family_missing_scope_dry_run "ccaas_core is loaded here"
+else
+	for w in dry_run dry-run --dry-run; do
+		run scope load "$TMP/scope.conf" $w
+		check "family_missing_scope_load_$w" '[ $RC -eq 2 ]' '[ -z "$OUT" ]' \
+			'[ "$ERR" = "$FAMILY_MSG" ]'
+	done
+	run_in "$TMP/scope.conf" -j scope load - dry_run
+	check family_missing_scope_load_stdin '[ $RC -eq 2 ]' '[ -z "$OUT" ]' \
+		'[ "$ERR" = "$FAMILY_MSG" ]'
+fi
+RC=0
+c1=$(complete_words ccactl scope load "$TMP/scope.conf" "")
+c2=$(complete_words ccactl scope load "$TMP/scope.conf" dry_run "")
+check completion_scope_load_dry_run '[ "$c1" = "dry_run" ]' '[ -z "$c2" ]'
+if command -v man >/dev/null 2>&1; then
+	: >"$TMP/out"
+	: >"$TMP/err"
+	check man_scope_load_dry_run \
+		'grep -q "ccactl scope load FILE|- \[dry_run\]" "$TMP/man.txt"' \
+		'grep -q "dry run is one object with the keys dry_run (true)" "$TMP/man.txt"'
+else
+	skip man_scope_load_dry_run "man is not installed (package man-db)"
+fi
+
 if command -v valgrind >/dev/null 2>&1 && ! $HAVE_MODULE; then
 	# NAME:ARGS
 	for case in "migrate:migrate force" \

@@ -1,6 +1,7 @@
 # The scope table through ccactl on the real module: add, show, lookup, del,
-# flush and load, IPv6 and JSON; refusals (usage errors, kernel refusals,
-# malformed netlink) that leave the table as it was; permissions; network
+# flush and load, IPv6 and JSON; a load's dry run (checked by the kernel,
+# printed as a diff); refusals (usage errors, kernel refusals, malformed
+# netlink) that leave the table as it was; permissions; network
 # namespaces; a load of 100 000 prefixes.
 # vm-lines: edges
 # vm-timeout: 400
@@ -12,7 +13,7 @@ PARAM=/sys/module/ccaas_core/parameters/scope_max_entries
 E=/tmp/scope_err
 
 # Attribute and command numbers (include/uapi/linux/ccaas.h).
-A_ADDR=1 A_PREFIXLEN=2 A_LOCALITY=3 A_REGION=4 A_ENTRY=6 A_COUNT=7
+A_ADDR=1 A_PREFIXLEN=2 A_LOCALITY=3 A_REGION=4 A_ENTRY=6 A_COUNT=7 A_DRY_RUN=10
 CMD_ADD=2 CMD_DEL=3 CMD_GET=4 CMD_FLUSH=5 CMD_LOAD=6
 
 # cc ARGS...: run ccactl; sets rc, out (stdout) and err (stderr)
@@ -205,6 +206,162 @@ fd00:1::/32     dc        1       2' ] || { echo "after load:"; echo "$out"; ret
 	# an empty file empties the table
 	: >"$f"
 	"$CCACTL" scope load "$f" && [ -z "$("$CCACTL" scope show)" ]
+}
+
+# dry_file FILE: a load file differing from base_table's by one changed
+# entry (10.1.0.0/16's dc), one removed (10.1.2.0/24), two added
+dry_file() {
+	cat >"$1" <<-'EOF'
+	10.0.0.0/8       region region 1
+	10.1.0.0/16      dc region 1 dc 8
+	2001:db8::/32    xregion region 2
+	2001:db8:1::/48  dc dc 3 region 2
+	192.168.0.0/16   locality region region 1
+	fd00::1          rack
+	EOF
+}
+DRY_DIFF='~ 10.1.0.0/16 locality dc region 1 dc 8
+- 10.1.2.0/24 locality rack region 1 dc 7
++ 192.168.0.0/16 locality region region 1 dc 0
++ fd00::1/128 locality rack region 0 dc 0
+dry run: 2 added, 1 removed, 1 changed, 3 unchanged, 6 entries'
+
+# A dry run prints what a load would change, in scope show's order, and
+# leaves the table exactly as it was; each spelling of the word, stdin too.
+test_scope_load_dry_run() {
+	local f=/tmp/scope_dry.txt before st=0 w
+	base_table || return 1
+	before=$("$CCACTL" -j -s scope show)
+	dry_file "$f"
+	for w in dry_run dry-run --dry-run; do
+		cc scope load "$f" $w
+		[ "$rc" = 0 ] && [ -z "$err" ] && [ "$out" = "$DRY_DIFF" ] ||
+			{ echo "$w: rc=$rc err=$err out:"; echo "$out"; st=1; }
+	done
+	cc scope load - dry_run <"$f"
+	[ "$rc" = 0 ] && [ "$out" = "$DRY_DIFF" ] || { echo "stdin: rc=$rc $err $out"; st=1; }
+	# the table (and its size) byte for byte as before
+	[ "$("$CCACTL" -j -s scope show)" = "$before" ] || { echo "table changed"; st=1; }
+	"$CCACTL" scope show 10.1.2.3 | grep -qx 'prefix    10.1.2.0/24' || st=1
+	# -s adds the size the new table would have
+	cc -s scope load "$f" dry_run
+	[ "$(echo "$out" | sed -n 5p)" = "${DRY_DIFF##*$'\n'}" ] &&
+		echo "$out" | sed -n 6p | grep -qE '^6 entries \(limit 100000\), [0-9]+ bytes$' ||
+		{ echo "-s: $out"; st=1; }
+	# what the dry run accepted, a load takes: then nothing is left to change
+	"$CCACTL" scope load "$f" || st=1
+	cc scope load "$f" dry_run
+	[ "$out" = 'dry run: 0 added, 0 removed, 0 changed, 6 unchanged, 6 entries' ] ||
+		{ echo "after the load: $out"; st=1; }
+	return $st
+}
+
+# -j: one object, entries as scope show -j prints them.
+test_scope_load_dry_run_json() {
+	local f=/tmp/scope_dry.txt before
+	base_table || return 1
+	before=$("$CCACTL" -j scope show)
+	dry_file "$f"
+	"$CCACTL" -j scope load "$f" dry_run | json_is 'j == {"dry_run": True,
+		"added": [
+			{"prefix": "192.168.0.0/16", "locality": "region", "region": 1, "dc": 0},
+			{"prefix": "fd00::1/128", "locality": "rack", "region": 0, "dc": 0}],
+		"removed": [
+			{"prefix": "10.1.2.0/24", "locality": "rack", "region": 1, "dc": 7}],
+		"changed": [
+			{"prefix": "10.1.0.0/16", "locality": "dc", "region": 1, "dc": 8}],
+		"unchanged": 3, "count": 6}' || return 1
+	"$CCACTL" -j -s scope load "$f" dry_run |
+		json_is 'j["max_entries"] == 100000 and j["memory"] > 0 and j["count"] == 6' || return 1
+	# an empty file: everything would go
+	: >"$f"
+	"$CCACTL" -j scope load "$f" dry_run | json_is '(j["added"] == [] and
+		j["changed"] == [] and len(j["removed"]) == 5 and j["unchanged"] == 0 and
+		j["count"] == 0)' || return 1
+	[ "$("$CCACTL" -j scope show)" = "$before" ]
+}
+
+# The table in force, given back: no difference.
+test_scope_load_dry_run_same() {
+	local f=/tmp/scope_same.txt
+	base_table || return 1
+	"$CCACTL" -j scope show | python3 -c 'import json, sys
+for e in json.load(sys.stdin):
+    print("%(prefix)s %(locality)s region %(region)d dc %(dc)d" % e)' >"$f"
+	cc scope load "$f" dry_run
+	[ "$rc" = 0 ] && [ "$out" = 'dry run: 0 added, 0 removed, 0 changed, 5 unchanged, 5 entries' ] ||
+		{ echo "rc=$rc err=$err out=$out"; return 1; }
+	"$CCACTL" -j scope load "$f" dry_run | json_is 'j == {"dry_run": True, "added": [],
+		"removed": [], "changed": [], "unchanged": 5, "count": 5}'
+}
+
+# What the kernel refuses in a load it refuses in a dry run, with the same
+# extack message, and nothing changes; a core that does not know the flag
+# refuses it rather than load.
+test_scope_load_dry_run_refusals() {
+	local f=/tmp/scope_dry_bad.txt before st=0 r
+	base_table || return 1
+	before=$("$CCACTL" -j -s scope show)
+	printf '10.9.0.0/16 dc\n10.8.0.1/16 dc\n' >"$f"
+	expect 2 'Error: scope address has bits set beyond the prefix length' \
+		scope load "$f" dry_run && [ -z "$out" ] || st=1
+	printf '10.9.0.0/16 dc\n2001:db8::1/64 dc\n' >"$f"
+	expect 2 'Error: scope address has bits set beyond the prefix length' \
+		scope load "$f" --dry-run || st=1
+	# a prefix twice: ccactl names the lines before sending anything
+	printf '10.9.0.0/16 dc\n10.8.0.0/16 dc\n10.9.0.0/16 rack\n' >"$f"
+	expect 1 "ccactl: $f:3: prefix 10.9.0.0/16 given twice (also on line 1)" \
+		scope load "$f" dry_run || st=1
+	# the size limit
+	echo 5 >$PARAM || return 1
+	printf '1.0.0.0/8 dc\n2.0.0.0/8 dc\n3.0.0.0/8 dc\n4.0.0.0/8 dc\n5.0.0.0/8 dc\n6.0.0.0/8 dc\n' >"$f"
+	expect 2 'Error: scope table full: more entries than the module parameter scope_max_entries' \
+		scope load "$f" dry_run || st=1
+	sed -i '$d' "$f"
+	cc scope load "$f" dry_run
+	[ "$rc" = 0 ] && [ "${out##*$'\n'}" = 'dry run: 5 added, 5 removed, 0 changed, 0 unchanged, 5 entries' ] ||
+		{ echo "at the limit: rc=$rc $err $out"; st=1; }
+	echo 100000 >$PARAM
+	# what only raw netlink sends, each with the flag
+	check_dry() {
+		local want_errno=$1 want_msg=$2
+		shift 2
+		r=$(genl $CMD_LOAD "$@" $A_DRY_RUN:hex:)
+		echo "$r" | grep -qx "errno $want_errno" && echo "$r" | grep -qx "extack $want_msg" ||
+			{ echo "genl dry run $*: $r (want errno $want_errno, '$want_msg')"; st=1; }
+	}
+	check_dry 17 'prefix given twice in one scope load' \
+		$A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8+$A_LOCALITY:u8:2 \
+		$A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8+$A_LOCALITY:u8:3
+	check_dry 22 'unknown scope locality (rack, dc, region or xregion)' \
+		$A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8+$A_LOCALITY:u8:0
+	check_dry 22 'unknown scope locality (rack, dc, region or xregion)' \
+		$A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8+$A_LOCALITY:u8:5
+	check_dry 22 'scope prefix length is longer than the address' \
+		$A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:33+$A_LOCALITY:u8:2
+	check_dry 22 'missing scope locality (CCAAS_A_SCOPE_LOCALITY)' \
+		$A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8
+	check_dry 34 'Attribute failed policy validation' \
+		$A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8+$A_LOCALITY:u8:2 \
+		$A_DRY_RUN:u8:1
+	# accepted: answered with the new table's size, nothing replaced
+	r=$(genl $CMD_LOAD $A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8+$A_LOCALITY:u8:2 \
+		$A_DRY_RUN:hex:)
+	echo "$r" | grep -qx 'errno 0' && echo "$r" | grep -qx 'replies 1' ||
+		{ echo "valid dry run: $r"; st=1; }
+	# A core older than the flag knows attribute types up to MEMORY (9)
+	# and validates strictly: type 10 is unknown to it and refused. The
+	# same rule, one type further, on this core: refused, nothing loaded.
+	r=$(genl $CMD_LOAD $A_ENTRY:nest:$A_ADDR:hex:0a000000+$A_PREFIXLEN:u8:8+$A_LOCALITY:u8:2 \
+		$((A_DRY_RUN + 1)):hex:)
+	echo "$r" | grep -qx 'errno 22' && echo "$r" | grep -qx 'extack Unknown attribute type' ||
+		{ echo "unknown flag: $r"; st=1; }
+	# nor does another command take the flag: no add behind a "dry run"
+	r=$(genl $CMD_ADD $A_ADDR:hex:0a000000 $A_PREFIXLEN:u8:8 $A_LOCALITY:u8:2 $A_DRY_RUN:hex:)
+	echo "$r" | grep -qx 'errno 22' && echo "$r" | grep -qx 'extack Unsupported attribute' ||
+		{ echo "add with the flag: $r"; st=1; }
+	[ "$("$CCACTL" -j -s scope show)" = "$before" ] || { echo "table changed"; st=1; }
+	return $st
 }
 
 # Lines ccactl cannot parse: exit 1 with FILE:LINE, nothing sent.
@@ -439,7 +596,8 @@ test_scope_unprivileged() {
 		rc=$?
 		err=$(cat "$E")
 	}
-	for cmd in "add 10.9.0.0/16 locality dc" "del 10.0.0.0/8" "flush" "load $f"; do
+	for cmd in "add 10.9.0.0/16 locality dc" "del 10.0.0.0/8" "flush" "load $f" \
+		"load $f dry_run"; do
 		# shellcheck disable=SC2086 # the words of the command
 		nobody scope $cmd
 		[ "$rc" = 2 ] && [ "$err" = "Error: Operation not permitted" ] ||
@@ -512,6 +670,8 @@ for i in range(300):
     print("fd00:%x::/32 rack" % i)' >"$f"
 	cat >"$b" <<-EOF
 	scope load $f -s
+	scope load $f dry_run
+	scope load $f dry_run -j -s
 	scope show -s
 	scope show -j -s
 	scope show 10.0.5.1

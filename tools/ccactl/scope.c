@@ -6,7 +6,10 @@
  *   ccactl scope del PREFIX
  *   ccactl scope show [ADDR]     the table, or what a lookup of ADDR returns
  *   ccactl scope flush
- *   ccactl scope load FILE|-     replace the table in one netlink message
+ *   ccactl scope load FILE|- [dry_run]
+ *                                replace the table in one netlink message;
+ *                                dry_run: the kernel checks it, commits
+ *                                nothing, and the changes are printed
  *
  * A load file has one entry per line, "PREFIX LOC [region N] [dc N]", and
  * '#' comments.  The whole table travels in one message so the kernel can
@@ -30,21 +33,11 @@
 #include "family.h"
 #include "json.h"
 #include "objects.h"
+#include "scope.h"
 #include "table.h"
 #include "words.h"
 
-/* One entry: a prefix and what it maps to. */
-struct scope_entry {
-	int family;			/* AF_INET or AF_INET6 */
-	uint8_t addr[16];		/* network order; 4 bytes for AF_INET */
-	uint8_t prefixlen;
-	uint8_t locality;		/* enum ccaas_locality */
-	uint32_t region, dc;
-	bool has_region, has_dc;
-	unsigned int line;		/* load: line of the file */
-};
-
-static const char *locality_name(unsigned int loc)
+const char *scope_locality_name(unsigned int loc)
 {
 	return loc < ARRAY_SIZE(locality_names) ? locality_names[loc] : "?";
 }
@@ -210,7 +203,7 @@ static void put_entry(struct nlmsghdr *nlh, const struct scope_entry *e)
 /* Largest size of one load entry: nest, 16-byte address, four scalars. */
 #define ENTRY_MAX_BYTES	(MNL_ATTR_HDRLEN + MNL_ATTR_HDRLEN + 16 + 4 * (MNL_ATTR_HDRLEN + 4))
 
-static void prefix_string(const struct scope_entry *e, char *buf, size_t len)
+void scope_prefix_string(const struct scope_entry *e, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
@@ -219,13 +212,6 @@ static void prefix_string(const struct scope_entry *e, char *buf, size_t len)
 }
 
 /* ---- replies ---- */
-
-/* The table's size, from a dump's first message or a load's reply. */
-struct scope_summary {
-	uint32_t count, max_entries;
-	uint64_t memory;
-	bool valid;
-};
 
 /*
  * One reply message: an entry (ADDR present) into @e, or a summary into
@@ -295,7 +281,7 @@ static int scope_parse(const struct nlmsghdr *nlh, struct scope_entry *e,
 	return has_addr ? 1 : 0;
 }
 
-static void summary_print(const struct scope_summary *sum)
+void scope_summary_print(const struct scope_summary *sum)
 {
 	print_uint(PRINT_JSON, "count", "%llu", sum->count);
 	print_uint(PRINT_JSON, "max_entries", "%llu", sum->max_entries);
@@ -360,12 +346,6 @@ static int scope_flush(int argc, char **argv)
 
 /* ---- scope show ---- */
 
-struct scope_vec {
-	struct scope_entry *v;
-	size_t n, cap;
-	struct scope_summary sum;
-};
-
 static int scope_collect_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct scope_vec *vec = data;
@@ -389,7 +369,7 @@ static int scope_collect_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* IPv4 first, then by address, then by prefix length. */
-static int entry_cmp(const void *pa, const void *pb)
+int scope_entry_cmp(const void *pa, const void *pb)
 {
 	const struct scope_entry *a = pa, *b = pb;
 	int c;
@@ -402,14 +382,14 @@ static int entry_cmp(const void *pa, const void *pb)
 	return (int)a->prefixlen - (int)b->prefixlen;
 }
 
-static void entry_print_json(const struct scope_entry *e)
+void scope_entry_print_json(const struct scope_entry *e)
 {
 	char p[INET6_ADDRSTRLEN + 8];
 
-	prefix_string(e, p, sizeof(p));
+	scope_prefix_string(e, p, sizeof(p));
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "prefix", "%s", p);
-	print_string(PRINT_JSON, "locality", "%s", locality_name(e->locality));
+	print_string(PRINT_JSON, "locality", "%s", scope_locality_name(e->locality));
 	print_uint(PRINT_JSON, "region", "%llu", e->region);
 	print_uint(PRINT_JSON, "dc", "%llu", e->dc);
 	close_json_object();
@@ -429,9 +409,9 @@ static int scope_list_text(const struct scope_vec *vec)
 	for (i = 0; i < vec->n; i++) {
 		const struct scope_entry *e = &vec->v[i];
 		char p[INET6_ADDRSTRLEN + 8], region[16], dc[16];
-		const char *cells[4] = { p, locality_name(e->locality), region, dc };
+		const char *cells[4] = { p, scope_locality_name(e->locality), region, dc };
 
-		prefix_string(e, p, sizeof(p));
+		scope_prefix_string(e, p, sizeof(p));
 		snprintf(region, sizeof(region), "%u", e->region);
 		snprintf(dc, sizeof(dc), "%u", e->dc);
 		if (table_add(t, cells))
@@ -444,40 +424,49 @@ nomem:
 	return table_nomem(t);
 }
 
-static int scope_list(void)
+int scope_fetch(struct scope_vec *vec)
 {
 	char buf[NL_SEND_BUFSZ];
-	struct scope_vec vec = { 0 };
 	struct nlmsghdr *nlh;
-	size_t i;
 	int ret;
 
 	ret = ccaas_msg(buf, CCAAS_CMD_SCOPE_GET, NLM_F_DUMP, &nlh);
 	if (ret)
 		return ret;
-	ret = ccaas_request(nlh, scope_collect_cb, &vec);
+	ret = ccaas_request(nlh, scope_collect_cb, vec);
+	if (!ret)
+		qsort(vec->v, vec->n, sizeof(*vec->v), scope_entry_cmp);
+	return ret;
+}
+
+static int scope_list(void)
+{
+	struct scope_vec vec = { 0 };
+	size_t i;
+	int ret;
+
+	ret = scope_fetch(&vec);
 	if (ret)
 		goto out;
 
-	qsort(vec.v, vec.n, sizeof(*vec.v), entry_cmp);
 	print_begin(stdout, ccactl_opts.json, ccactl_opts.pretty);
 	if (print_is_json()) {
 		if (ccactl_opts.stats) {
 			open_json_object(NULL);
-			summary_print(&vec.sum);
+			scope_summary_print(&vec.sum);
 			open_json_array("entries");
 		} else {
 			open_json_array(NULL);
 		}
 		for (i = 0; i < vec.n; i++)
-			entry_print_json(&vec.v[i]);
+			scope_entry_print_json(&vec.v[i]);
 		close_json_array();
 		if (ccactl_opts.stats)
 			close_json_object();
 	} else {
 		ret = scope_list_text(&vec);
 		if (ccactl_opts.stats && vec.sum.valid)
-			summary_print(&vec.sum);
+			scope_summary_print(&vec.sum);
 	}
 	print_end();
 out:
@@ -534,16 +523,16 @@ static int scope_lookup(const char *arg)
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "address", "address   %s\n", a);
 	if (l.matched) {
-		prefix_string(&l.e, p, sizeof(p));
+		scope_prefix_string(&l.e, p, sizeof(p));
 		print_string(PRINT_ANY, "prefix", "prefix    %s\n", p);
 		print_string(PRINT_ANY, "locality", "locality  %s\n",
-			     locality_name(l.e.locality));
+			     scope_locality_name(l.e.locality));
 		print_uint(PRINT_ANY, "region", "region    %llu\n", l.e.region);
 		print_uint(PRINT_ANY, "dc", "dc        %llu\n", l.e.dc);
 	} else {
 		print_text("prefix    -\n");
 		print_string(PRINT_ANY, "locality", "locality  %s\n",
-			     locality_name(CCAAS_LOCALITY_UNKNOWN));
+			     scope_locality_name(CCAAS_LOCALITY_UNKNOWN));
 		print_text("region    -\ndc        -\n");
 	}
 	close_json_object();
@@ -627,13 +616,13 @@ static int load_check_dups(struct scope_vec *vec, const char *shown)
 	char p[INET6_ADDRSTRLEN + 8];
 	size_t i;
 
-	qsort(vec->v, vec->n, sizeof(*vec->v), entry_cmp);
+	qsort(vec->v, vec->n, sizeof(*vec->v), scope_entry_cmp);
 	for (i = 1; i < vec->n; i++) {
 		const struct scope_entry *a = &vec->v[i - 1], *b = &vec->v[i];
 
-		if (entry_cmp(a, b))
+		if (scope_entry_cmp(a, b))
 			continue;
-		prefix_string(b, p, sizeof(p));
+		scope_prefix_string(b, p, sizeof(p));
 		return usage_error("%s:%u: prefix %s given twice (also on line %u)",
 				   shown, a->line > b->line ? a->line : b->line, p,
 				   a->line > b->line ? b->line : a->line);
@@ -652,7 +641,8 @@ static int load_reply_cb(const struct nlmsghdr *nlh, void *data)
  * Send the table in one message, on a socket of its own whose send buffer
  * fits it (the shared one keeps the kernel's default).
  */
-static int load_send(const struct scope_vec *vec, struct scope_summary *sum)
+static int load_send(const struct scope_vec *vec, bool dry_run,
+		     struct scope_summary *sum)
 {
 	char scratch[NL_SEND_BUFSZ];
 	struct nl_sock *s = NULL;
@@ -667,7 +657,7 @@ static int load_send(const struct scope_vec *vec, struct scope_summary *sum)
 		return ret;
 
 	size = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr)) +
-	       vec->n * ENTRY_MAX_BYTES;
+	       MNL_ATTR_HDRLEN + vec->n * ENTRY_MAX_BYTES;
 	if (size > INT_MAX / 2 - 65536) {
 		fprintf(stderr, "Error: %zu entries do not fit in one netlink message\n",
 			vec->n);
@@ -696,6 +686,8 @@ static int load_send(const struct scope_vec *vec, struct scope_summary *sum)
 		put_entry(nlh, &vec->v[i]);
 		mnl_attr_nest_end(nlh, nest);
 	}
+	if (dry_run)
+		mnl_attr_put(nlh, CCAAS_A_SCOPE_DRY_RUN, 0, NULL);
 
 	/*
 	 * The kernel refuses a message larger than the send buffer. It
@@ -710,7 +702,12 @@ static int load_send(const struct scope_vec *vec, struct scope_summary *sum)
 
 	err = nl_transact(s, nlh, load_reply_cb, sum);
 	if (err) {
-		if (s->ext_msg[0])
+		/* A ccaas_core older than the flag refuses it, and loads nothing. */
+		if (dry_run && err == -EINVAL &&
+		    !strcmp(s->ext_msg, "Unknown attribute type"))
+			fprintf(stderr, "Error: %s (this ccaas_core has no scope load dry run; nothing was loaded)\n",
+				s->ext_msg);
+		else if (s->ext_msg[0])
 			fprintf(stderr, "Error: %s\n", s->ext_msg);
 		else if (err == -EMSGSIZE)
 			fprintf(stderr, "Error: the table (%u bytes) is larger than the socket send buffer; raising it needs CAP_NET_ADMIN\n",
@@ -727,18 +724,37 @@ out:
 	return ret;
 }
 
+/* "dry_run" (or "dry-run", "--dry-run") after FILE. */
+static int load_opts(int argc, char **argv, bool *dry_run)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (strcmp(w, "dry_run") && strcmp(w, "dry-run") && strcmp(w, "--dry-run"))
+			return usage_error("scope load: unexpected argument \"%s\"", w);
+		if (*dry_run)
+			return usage_error("scope load: \"%s\" given twice", w);
+		*dry_run = true;
+	}
+	return CCACTL_EXIT_OK;
+}
+
 static int scope_load(int argc, char **argv)
 {
 	struct scope_summary sum = { .valid = false };
 	struct scope_vec vec = { 0 };
+	bool dry_run = false;
 	const char *shown;
 	FILE *f;
 	int ret;
 
 	if (argc < 1)
-		return usage_error("scope load: missing FILE; usage: ccactl scope load FILE|-");
-	if (argc > 1)
-		return usage_error("scope load: unexpected argument \"%s\"", argv[1]);
+		return usage_error("scope load: missing FILE; usage: ccactl scope load FILE|- [dry_run]");
+	ret = load_opts(argc - 1, argv + 1, &dry_run);
+	if (ret)
+		return ret;
 
 	shown = strcmp(argv[0], "-") ? argv[0] : "<stdin>";
 	f = strcmp(argv[0], "-") ? fopen(argv[0], "r") : stdin;
@@ -751,11 +767,14 @@ static int scope_load(int argc, char **argv)
 	if (!ret)
 		ret = load_check_dups(&vec, shown);
 	if (!ret)
-		ret = load_send(&vec, &sum);
-	if (!ret && ccactl_opts.stats && sum.valid) {
+		ret = load_send(&vec, dry_run, &sum);
+	if (!ret && dry_run) {
+		/* Checked by the kernel: show what a load would change. */
+		ret = scope_dry_run_report(&vec, &sum);
+	} else if (!ret && ccactl_opts.stats && sum.valid) {
 		print_begin(stdout, ccactl_opts.json, ccactl_opts.pretty);
 		open_json_object(NULL);
-		summary_print(&sum);
+		scope_summary_print(&sum);
 		close_json_object();
 		print_end();
 	}
@@ -769,7 +788,9 @@ static const struct ccactl_cmd scope_cmds[] = {
 	{ "del",   "PREFIX",	"delete a prefix",			scope_del },
 	{ "show",  "[ADDR]",	"the table, or the scope of ADDR",	scope_show },
 	{ "flush", "",		"delete every prefix",			scope_flush },
-	{ "load",  "FILE|-",	"replace the whole table from FILE",	scope_load },
+	{ "load",  "FILE|- [dry_run]",
+	  "replace the whole table from FILE (dry_run: check it, show the changes)",
+	  scope_load },
 	{ NULL, NULL, NULL, NULL },
 };
 

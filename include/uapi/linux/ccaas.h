@@ -127,6 +127,7 @@ enum {
 	CCAAS_A_SCOPE_COUNT,		/* u32: entries in the table */
 	CCAAS_A_SCOPE_MAX_ENTRIES,	/* u32: table size limit */
 	CCAAS_A_SCOPE_MEMORY,		/* u64: bytes the table uses */
+	CCAAS_A_SCOPE_DRY_RUN,		/* flag: load: check only, commit nothing */
 
 	__CCAAS_A_SCOPE_MAX,
 	CCAAS_A_SCOPE_MAX = (__CCAAS_A_SCOPE_MAX - 1)

@@ -22,12 +22,12 @@ table, the one deleted was there and is gone, the table loaded is the one
 sent, the reply's generation is a new one in the history, sockets a
 migration moved show, the log selection holds what was added). Accepted
 changes that leave every dump as it was are the documented no-ops (a
-policy change answered UNCHANGED or a dry run, a migration or drain that
-moved nothing, a scope add of an entry already there, a flush of an empty
-table, a load of the same table, a log add of what is selected, a log del
-of nothing) and are counted; a read never changes anything. Each commit
-announces itself on the monitor group with the new generation; nothing
-else does. An unprivileged worker (--unpriv) has
+policy change answered UNCHANGED, a policy or scope dry run, a migration
+or drain that moved nothing, a scope add of an entry already there, a
+flush of an empty table, a load of the same table, a log add of what is
+selected, a log del of nothing) and are counted; a read never changes
+anything. Each commit announces itself on the monitor group with the new
+generation; nothing else does. An unprivileged worker (--unpriv) has
 every change refused and never changes a dump.
 
 One process fuzzes one namespace (the one it runs in), so workers in
@@ -463,8 +463,9 @@ class Fuzzer:
                 return [self.a("scope", "entry", [
                     self.a("scope", "addr", struct.pack(">I", 0x0A000000 + (i << 8))),
                     self.a("scope", "prefixlen", 24), self.a("scope", "locality", 2)])
-                    for i in range(k)]
-            return [self.a("scope", "entry", self.scope_entry()) for _ in range(k)]
+                    for i in range(k)] + self.flags("scope", "dry-run")
+            return [self.a("scope", "entry", self.scope_entry()) for _ in range(k)] + \
+                self.flags("scope", "dry-run")
         if n in ("policy-set", "policy-del"):
             return [self.a("policy", "rule", self.rule(n == "policy-del"))] + \
                 self.flags("policy", "no-migrate", "force")
@@ -672,6 +673,8 @@ class Fuzzer:
                 "deleted an entry that was not there, or it is still there"
         if n == "scope-flush":
             return "entries left" if after.scope_entries() else None
+        if n == "scope-load" and num("scope", "dry-run") in req:
+            return "a dry run changed %s" % changed if changed else None
         if n == "scope-load":
             want = {entry(dict(parse_attrs(v)))
                     for t, v in parse_attrs(body[4:]) if t == num("scope", "entry")}

@@ -97,7 +97,7 @@ _ccactl_args()
 			duration|filter)	;;
 			*)		echo duration file filter ;;
 			esac ;;
-	# scope add PREFIX locality LOC [region N] [dc N]; scope load FILE|-
+	# scope add PREFIX locality LOC [region N] [dc N]; scope load FILE|- [dry_run]
 	scope/add/1)	;;
 	scope/add/*)	case "$prev/${COMP_WORDS[COMP_CWORD-2]}" in
 			locality/*)	echo rack dc region xregion ;;
@@ -106,6 +106,7 @@ _ccactl_args()
 			*)		echo locality region dc ;;
 			esac ;;
 	scope/load/1)	compgen -f -- "$cur"; echo - ;;
+	scope/load/2)	echo dry_run ;;
 	esac
 }
 
