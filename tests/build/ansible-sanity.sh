@@ -5,7 +5,7 @@
 # Debian's ansible-test sanity passes, offline.
 #
 # ansible-test runs most of its checkers in a virtual environment of its
-# own (~/.ansible/test/venv) into which it installs pinned versions with
+# own (~/.ansible/test/venv), into which it installs pinned versions with
 # pip from PyPI. Offline, those environments are made here instead: empty,
 # on Debian's python3, seeing its packages (python3-voluptuous,
 # python3-pycodestyle, yamllint, python3-jinja2, python3-yaml: scripts/deps.sh)
@@ -21,7 +21,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Debian's python first: ansible-test picks python3.11 from PATH
 export PATH=/usr/bin:$PATH ANSIBLE_COLLECTIONS_PATH=$top/deploy/ansible
-export HOME=${ANSIBLE_SANITY_HOME:-$HOME}
+# its environments and caches in a home of this run's, none left behind
+mkdir "$tmp/home"
+export HOME=$tmp/home
 
 for m in ccaas_policy ccaas_scope ccaas_stats; do
 	ansible-doc "ccaas.fleet.$m" >"$tmp/doc" 2>&1 || { cat "$tmp/doc"; exit 1; }
