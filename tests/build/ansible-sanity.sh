@@ -18,7 +18,10 @@ set -eu
 top=$(pwd -P)
 coll=$top/deploy/ansible/ansible_collections/ccaas/fleet
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# ansible-test's results go to tests/output in the collection: not left
+out=""
+[ -e "$coll/tests/output" ] || out=$coll/tests/output
+trap 'rm -rf "$tmp" $out' EXIT
 # Debian's python first: ansible-test picks python3.11 from PATH
 export PATH=/usr/bin:$PATH ANSIBLE_COLLECTIONS_PATH=$top/deploy/ansible
 # its environments and caches in a home of this run's, none left behind
@@ -53,15 +56,15 @@ sanity() { (cd "$coll" && ansible-test sanity "${args[@]}") >"$tmp/sanity" 2>&1;
 # seed: the environments ansible-test asked pip for, made without it
 seed() {
 	local v n=0
-	for v in $(sed -n 's/.* at "\(.*\)\/bin\/python" does not have pip available.*/\1/p' "$tmp/sanity"); do
+	while read -r v; do
 		case "$v" in "$HOME"/.ansible/test/venv/sanity*) ;; *) continue ;; esac
 		rm -rf "$v"
-		/usr/bin/python3 -m venv --system-site-packages --without-pip "$v"
+		/usr/bin/python3 -m venv --system-site-packages --without-pip "$v" || return 1
 		echo true >"$v/meta.yaml.json"
 		echo '[]' >"$v/meta.install.json"
 		touch "$v/marker.txt"
 		n=$((n + 1))
-	done
+	done < <(sed -n 's/.* at "\(.*\)\/bin\/python" does not have pip available.*/\1/p' "$tmp/sanity")
 	[ "$n" -gt 0 ]
 }
 
