@@ -32,6 +32,7 @@ libmnl-dev pkg-config kmod dkms gcc make bc flex bison libelf-dev libssl-dev
 xz-utils zstd cpio rsync util-linux python3 python3-yaml python3-jsonschema
 gnuplot-nox prometheus-node-exporter prometheus systemd
 ansible-core openssh-server openssh-client
+python3-voluptuous python3-pycodestyle yamllint
 debootstrap debian-archive-keyring
 groff-base man-db valgrind shellcheck
 clang libbpf-dev bpftool

@@ -4,13 +4,16 @@
 # what a start does when ccaas_core cannot load (a modprobe that finds
 # nothing stands in for the real one, so that a host with ccaas installed
 # loads nothing): exit 1, the journal's message, and ccaas-metrics saying
-# ccaas_up 0 with reason core, in a text promtool accepts.
+# ccaas_up 0 with reason core, in a text promtool accepts. And the Ansible
+# collection: ansible-doc, the playbooks' syntax, ansible-test sanity
+# (tests/build/ansible-sanity.sh).
 # Usage: tests/build/check-deploy.sh   (from the top of the tree)
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 shellcheck -S warning deploy/ccaas-service deploy/ccaas-metrics
+tests/build/ansible-sanity.sh
 
 if [ -d /sys/module/ccaas_core ]; then
 	echo "ccaas_core is loaded here: the missing-core case not checked"

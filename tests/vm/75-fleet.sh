@@ -1,26 +1,35 @@
-# Fleet rollout with Ansible (deploy/ansible/): six hosts in three
-# regions, each a network namespace with its own ccaas state and its own
-# sshd. The controller is Debian's ansible-core on the host
+# Fleet rollout with Ansible (the collection ccaas.fleet, deploy/ansible/):
+# six hosts in three regions and a seventh, r4a, alone in region 4 with no
+# traffic, each a network namespace with its own ccaas state, its own
+# configuration directory (ccaas_conf_dir, /etc/ccaas on a real host) and
+# its own sshd. The controller is Debian's ansible-core on the host
 # (lib/ansible-controller.sh), as a fleet's controller is not one of its
 # hosts: it reaches each host's sshd over ssh through the guest's sshd
-# (ssh -W). Every host holds a connection to every other one and writes
-# on it all along.
+# (ssh -W). Every host of regions 1 to 3 holds a connection to every other
+# one and writes on it all along.
 #
-# site.yml gives every host the fleet's scope and base policy
-# (cca_dcndelay inside a region, the transitional cca_cubic across);
-# rollout.yml, in check mode, shows the kernel's dry-run diff and commits
-# nothing; it then rolls region pair 1,2 out to cca_xregion, gated on
-# ccaas_stats, and a second run changes nothing; then pair 3,2, whose gate
-# fails on region 3 (applications there pinned a connection to each region
-# 2 host to in-tree cubic), so that pair alone is rolled back, region 3
-# first (the pair's order, not the inventory's). The procedures are the subject, not the kernel: one Debian line.
+# site gives every host the fleet's scope and base policy (cca_dcndelay
+# inside a region, the transitional cca_cubic across); rollout, in check
+# mode, shows the kernel's dry-run diff and commits nothing; it then rolls
+# region pair 1,2 out to cca_xregion, canaries (r1a, r2a) first, then r1b
+# and r2b one at a time, each gated on ccaas_stats, and records the pair
+# beside the inventory; a second run changes nothing. r1a then "reboots":
+# its policy and scope emptied, ccaas-service start on its configuration
+# directory brings the pair's rules back. site then keeps the pair. Pair
+# 1,4 has no traffic: its canaries fail the gate for too few connections.
+# Pair 3,2's canary r3a fails its gate (applications there pinned a
+# connection to each region 2 host to in-tree cubic): the canaries go
+# back, region 3's first (the pair's order, not the inventory's), and r3b
+# and r2b are never touched. The procedures are the subject, not the
+# kernel: one Debian line.
 # vm-lines: spare
 # vm-ansible: yes
-# vm-timeout: 1200
+# vm-timeout: 1800
 
 FL=$RESULTS/ansible	# shared with the controller (lib/ansible-controller.sh)
 FLR=/tmp/fleet		# sshd's own files, in the guest
-FL_HOSTS="r1a r1b r2a r2b r3a r3b"
+FL_HOSTS="r1a r1b r2a r2b r3a r3b"	# the hosts with traffic
+FL_ALL="$FL_HOSTS r4a"			# and the one without
 FL_PORT=5001
 TRAFFIC=$CCAAS_ROOT/tests/vm/lib/fleet_traffic.py
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py
@@ -61,7 +70,8 @@ fl_inventory() {
 all:
   vars:
     ccaas_ccactl: $CCACTL
-    ccaas_regions: {1: [10.77.1.0/24], 2: [10.77.2.0/24], 3: [10.77.3.0/24]}
+    ccaas_conf_dir: "$FLR/etc-{{ inventory_hostname }}"
+    ccaas_regions: {1: [10.77.1.0/24], 2: [10.77.2.0/24], 3: [10.77.3.0/24], 4: [10.77.4.0/24]}
     ccaas_base_policy:
       - locality region cca cca_dcndelay
       - locality xregion cca cca_cubic
@@ -72,10 +82,11 @@ all:
     ccaas:
       children:
 EOC
-	for r in 1 2 3; do
+	for r in 1 2 3 4; do
 		echo "        region_$r:"
 		echo "          hosts:"
-		for h in r${r}a r${r}b; do
+		for h in $FL_ALL; do
+			[ "${h:1:1}" = $r ] || continue
 			echo "            $h: {ansible_host: $(fl_ip "$h"), ccaas_region: $r}"
 		done
 	done
@@ -93,6 +104,20 @@ fl_play() {
 		grep -E '^    (PLAY|TASK|changed|fatal|failed|[-+~] |ok: \[r.*\] => \{|.*"msg")|: ok=' || true
 	echo "    $*: exit $rc, $(cat "$FL/$name.time") ms"
 	return "$rc"
+}
+
+# fl_rules HOST: the rules of HOST's policy in force, one per line
+fl_rules() {
+	"$CCACTL" -n "$1" policy show | grep -v '^#'
+}
+
+# fl_history HOSTS...: "host:time" of each host's last policy commit (its
+# history's last entry), which any apply that commits moves
+fl_history() {
+	local h
+	for h in "$@"; do
+		echo "$h:$("$CCACTL" -n "$h" -j policy history | python3 -c 'import json, sys; print(json.load(sys.stdin)[-1]["time_ns"])')"
+	done
 }
 
 # fl_changed NAME: the sum of changed= over the recap of run NAME
@@ -198,7 +223,7 @@ test_fleet_setup() {
 	fi
 	ip link add fbr type bridge && ip addr add 10.77.0.254/16 dev fbr &&
 		ip link set fbr up || return 1
-	for h in $FL_HOSTS; do
+	for h in $FL_ALL; do
 		netns_add "$h" &&
 			ip link add "v$h" type veth peer name eth0 netns "$h" &&
 			ip link set "v$h" master fbr up &&
@@ -207,11 +232,15 @@ test_fleet_setup() {
 		fl_sshd "$h" "$(fl_ip "$h")" "$h" || { fail fleet_setup "sshd in $h did not start"; return 1; }
 	done
 	fl_inventory >"$FL/inventory.yml"
-	fl_play site site.yml ||
-		{ fail fleet_setup "site.yml failed: $(tail -n 20 "$FL/site.out")"; return 1; }
+	fl_play site site -e ccaas_rollout_batch=4 ||
+		{ fail fleet_setup "site failed: $(tail -n 20 "$FL/site.out")"; return 1; }
 	# two tasks (scope, policy) and the migration after a new scope table
-	# changed on each of the six hosts
-	[ "$(fl_changed site)" = 18 ] || { fail fleet_setup "site.yml changed $(fl_changed site), not 18"; return 1; }
+	# changed on each of the seven hosts
+	[ "$(fl_changed site)" = 21 ] || { fail fleet_setup "site changed $(fl_changed site), not 21"; return 1; }
+	# and both are kept where ccaas-service reads them
+	grep -qx 'locality xregion cca cca_cubic' "$FLR/etc-r1a/policy.conf" &&
+		grep -qx '10.77.2.0/24 locality xregion region 2 dc 0' "$FLR/etc-r1a/scope.conf" ||
+		{ fail fleet_setup "r1a's configuration: $(cat "$FLR"/etc-r1a/*)"; return 1; }
 	for h in $FL_HOSTS; do
 		peers=""
 		for p in $FL_HOSTS; do
@@ -240,7 +269,7 @@ test_fleet_setup() {
 test_fleet_check_mode() {
 	local before
 	before=$(fl_generations) || { fail fleet_check_mode "no policy from a host"; return 1; }
-	fl_play check rollout.yml -e ccaas_pair=1,2 --check --diff ||
+	fl_play check rollout -e ccaas_pair=1,2 --check --diff ||
 		{ fail fleet_check_mode "exit status: $(tail -n 20 "$FL/check.out")"; return 1; }
 	if ! grep -q '^+ locality xregion region 2 cca cca_xregion' "$FL/check.out" ||
 		! grep -q '^+ locality xregion region 1 cca cca_xregion' "$FL/check.out"; then
@@ -249,16 +278,28 @@ test_fleet_check_mode() {
 	fi
 	[ "$(fl_generations)" = "$before" ] ||
 		{ fail fleet_check_mode "generations moved: $before -> $(fl_generations)"; return 1; }
+	! grep -q cca_xregion "$FLR/etc-r1a/policy.conf" && [ ! -e "$FL/group_vars" ] ||
+		{ fail fleet_check_mode "check mode wrote a file"; return 1; }
 	pass fleet_check_mode
 }
 
 # Pair 1,2: its connections move to cca_xregion, a new one between the
-# two regions starts there with ECN, and no other connection moves.
+# two regions starts there with ECN, and no other connection moves. The
+# canaries first, then the other two hosts one at a time (serial 25%),
+# and the pair recorded beside the inventory.
 test_fleet_rollout_pair() {
 	local out _
-	fl_play rollout12 rollout.yml -e ccaas_pair=1,2 ||
+	fl_play rollout12 rollout -e ccaas_pair=1,2 ||
 		{ fail fleet_rollout_pair "rollout failed: $(tail -n 30 "$FL/rollout12.out")"; return 1; }
-	[ "$(fl_changed rollout12)" = 4 ] || { fail fleet_rollout_pair "changed $(fl_changed rollout12), not 4"; return 1; }
+	# four hosts, and the record (its directory, its file)
+	[ "$(fl_changed rollout12)" = 6 ] || { fail fleet_rollout_pair "changed $(fl_changed rollout12), not 6"; return 1; }
+	# the canaries' play, then one batch per host
+	[ "$(grep -c '^PLAY \[Roll out the pair to its other hosts' "$FL/rollout12.out")" = 2 ] ||
+		{ fail fleet_rollout_pair "not two batches after the canaries"; return 1; }
+	grep -qx 'ccaas_live_pairs: \["1,2"\]' "$FL/group_vars/all/ccaas_live_pairs.yml" ||
+		{ fail fleet_rollout_pair "the pair is not recorded: $(cat "$FL/group_vars/all/ccaas_live_pairs.yml")"; return 1; }
+	grep -qx 'locality xregion region 1 cca cca_xregion' "$FLR/etc-r2b/policy.conf" ||
+		{ fail fleet_rollout_pair "r2b's policy.conf: $(cat "$FLR/etc-r2b/policy.conf")"; return 1; }
 	fl_check_ccas "1,2" || { fail fleet_rollout_pair "connections misplaced after the rollout"; return 1; }
 	ip netns exec r1a python3 "$CONNS" client "$(fl_ip r2a)" $FL_PORT 1 "$FL/new-ready" &
 	for _ in $(seq 100); do [ -e "$FL/new-ready" ] && break; sleep 0.1; done
@@ -278,7 +319,7 @@ test_fleet_rollout_idempotent() {
 	local before
 	before=$(fl_generations) ||
 		{ fail fleet_rollout_idempotent "no policy from a host"; return 1; }
-	fl_play again12 rollout.yml -e ccaas_pair=1,2 ||
+	fl_play again12 rollout -e ccaas_pair=1,2 -e ccaas_rollout_batch=2 ||
 		{ fail fleet_rollout_idempotent "second run failed: $(tail -n 30 "$FL/again12.out")"; return 1; }
 	[ "$(fl_changed again12)" = 0 ] ||
 		{ fail fleet_rollout_idempotent "changed $(fl_changed again12), not 0"; return 1; }
@@ -288,26 +329,89 @@ test_fleet_rollout_idempotent() {
 	pass fleet_rollout_idempotent
 }
 
-# Pair 3,2 fails its gate on region 3 (pinned connections): the run fails,
-# saying why; region 3 goes back, then region 2; pair 1,2 stays; no
-# connection was lost. The last test: it takes the fleet down.
+# A reboot of r1a: its scope table and policy emptied (as a new boot has
+# them), then ccaas-service start on its configuration directory, in its
+# namespace, as the unit runs it: the pair's rules are in force again,
+# and its connections back on them.
+test_fleet_reboot_keeps_rollout() {
+	local t=fleet_reboot_keeps_rollout rules scope
+	rules=$(fl_rules r1a) && scope=$("$CCACTL" -n r1a scope show) ||
+		{ fail $t "no policy or scope from r1a"; return 1; }
+	echo "$rules" | grep -qx 'locality xregion region 2 cca cca_xregion' ||
+		{ fail $t "the rollout is not in force on r1a: $rules"; return 1; }
+	echo "" | "$CCACTL" -n r1a policy apply - no_migrate >/dev/null &&
+		"$CCACTL" -n r1a scope flush || { fail $t "cannot empty r1a"; return 1; }
+	[ -z "$(fl_rules r1a)" ] || { fail $t "r1a's policy not emptied"; return 1; }
+	ip netns exec r1a env CCAAS_CONF_DIR="$FLR/etc-r1a" CCAAS_RUN_DIR="$FLR/run-r1a" \
+		CCACTL="$CCACTL" bash "$CCAAS_ROOT/deploy/ccaas-service" start >"$FL/start-r1a.log" 2>&1 ||
+		{ fail $t "ccaas-service start: $(cat "$FL/start-r1a.log")"; return 1; }
+	[ "$(fl_rules r1a)" = "$rules" ] ||
+		{ fail $t "after the start r1a has: $(fl_rules r1a), not: $rules"; return 1; }
+	[ "$("$CCACTL" -n r1a scope show)" = "$scope" ] ||
+		{ fail $t "after the start r1a's scope: $("$CCACTL" -n r1a scope show)"; return 1; }
+	fl_check_ccas "1,2" || { fail $t "connections misplaced after the start"; return 1; }
+	pass $t
+}
+
+# The next routine site run keeps pair 1,2 (recorded beside the
+# inventory): nothing changes anywhere, no generation moves.
+test_fleet_site_keeps_pair() {
+	local t=fleet_site_keeps_pair before
+	before=$(fl_generations) || { fail $t "no policy from a host"; return 1; }
+	fl_play site2 site -e ccaas_rollout_batch=4 ||
+		{ fail $t "site failed: $(tail -n 30 "$FL/site2.out")"; return 1; }
+	[ "$(fl_changed site2)" = 0 ] || { fail $t "site changed $(fl_changed site2), not 0"; return 1; }
+	[ "$(fl_generations)" = "$before" ] ||
+		{ fail $t "generations moved: $before -> $(fl_generations)"; return 1; }
+	fl_rules r2b | grep -qx 'locality xregion region 1 cca cca_xregion' ||
+		{ fail $t "r2b lost the pair: $(fl_rules r2b)"; return 1; }
+	echo "site, nothing to change: $(cat "$FL/site2.time") ms"
+	pass $t
+}
+
+# Pair 1,4: r4a has no connection at all, so its canary, and r1a, whose
+# rule for region 4 matches nothing either, fail the gate for too few
+# connections; both go back, r1b is never touched, the record keeps 1,2
+# only.
+test_fleet_gate_needs_traffic() {
+	local t=fleet_gate_needs_traffic rules hist
+	rules=$(fl_rules r1a) && hist=$(fl_history r1b) || { fail $t "no policy from r1a, r1b"; return 1; }
+	fl_play rollout14 rollout -e ccaas_pair=1,4 && { fail $t "the run passed"; return 1; }
+	grep -q 'gate failed: 0 connections matched locality xregion region 1 (< 1)' "$FL/rollout14.out" &&
+		grep -q 'gate failed: 0 connections matched locality xregion region 4 (< 1)' "$FL/rollout14.out" ||
+		{ fail $t "no gate failure for too few connections: $(cat "$FL/rollout14.out")"; return 1; }
+	[ "$(fl_rules r1a)" = "$rules" ] || { fail $t "r1a not back: $(fl_rules r1a)"; return 1; }
+	[ "$(fl_history r1b)" = "$hist" ] || { fail $t "r1b was touched: $hist -> $(fl_history r1b)"; return 1; }
+	grep -qx 'ccaas_live_pairs: \["1,2"\]' "$FL/group_vars/all/ccaas_live_pairs.yml" ||
+		{ fail $t "the record changed: $(cat "$FL/group_vars/all/ccaas_live_pairs.yml")"; return 1; }
+	pass $t
+}
+
+# Pair 3,2's canary r3a fails its gate (pinned connections): the run
+# fails, saying why; r3a goes back, then r2a; r3b and r2b are never
+# touched; pair 1,2 stays; no connection was lost. The last test: it
+# takes the fleet down.
 test_fleet_gate_rolls_back_pair() {
-	local t=fleet_gate_rolls_back_pair r1_before rc h order
+	local t=fleet_gate_rolls_back_pair r1_before rc h order hist
 	trap fl_teardown EXIT
 	r1_before=$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)
-	fl_play rollout32 rollout.yml -e ccaas_pair=3,2 -e '{"ccaas_live_pairs": ["1,2"]}'
+	hist=$(fl_history r3b r2b) || { fail $t "no policy history from r3b, r2b"; return 1; }
+	# pair 1,2 comes from the record, not from the command line
+	fl_play rollout32 rollout -e ccaas_pair=3,2
 	rc=$?
 	[ $rc != 0 ] || { fail $t "the run passed"; return 1; }
 	grep -q 'gate failed: 4 of 6 connections on cca_xregion' "$FL/rollout32.out" ||
 		{ fail $t "no gate failure reported: $(cat "$FL/rollout32.out")"; return 1; }
-	grep -q 'the gate failed on pair 3,2: every host of both regions is back' "$FL/rollout32.out" ||
-		{ fail $t "the run did not end on the rollback"; return 1; }
+	grep -q 'the gate failed on pair 3,2: every host it touched is back on the rules without it (r3a, r2a); untouched: r3b, r2b' "$FL/rollout32.out" ||
+		{ fail $t "the run did not end on the canaries' rollback"; return 1; }
+	[ "$(fl_history r3b r2b)" = "$hist" ] ||
+		{ fail $t "r3b or r2b was touched: $hist -> $(fl_history r3b r2b)"; return 1; }
 	fl_check_ccas "1,2" || { fail $t "connections misplaced after the rollback"; return 1; }
 	[ "$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)" = "$r1_before" ] ||
 		{ fail $t "region 1's policy changed"; return 1; }
 	# one region at a time, in the pair's order (against the inventory's):
-	# region 3's last commit before region 2's first
-	for h in r2a r2b r3a r3b; do
+	# r3a's last commit before r2a's
+	for h in r2a r3a; do
 		"$CCACTL" -n "$h" -j policy history >"$FL/history-$h.json" ||
 			{ fail $t "no policy history from $h"; return 1; }
 	done
@@ -315,9 +419,9 @@ test_fleet_gate_rolls_back_pair() {
 import json, sys
 d = sys.argv[1]
 last = {h: json.load(open("%s/history-%s.json" % (d, h)))[-1]["time_ns"] for h in sys.argv[2:]}
-print(" ".join(sorted(last, key=last.get)) + " ")' "$FL" r2a r2b r3a r3b)
+print(" ".join(sorted(last, key=last.get)) + " ")' "$FL" r2a r3a)
 	case "$order" in
-	"r3"?" r3"?" r2"?" r2"?" ") ;;
+	"r3a r2a ") ;;
 	*) fail $t "rollback order $order"; return 1 ;;
 	esac
 	for h in $FL_HOSTS; do

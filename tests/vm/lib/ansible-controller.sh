@@ -9,12 +9,16 @@
 # Through RESULTS_DIR/ansible/ (the guest's $RESULTS/ansible):
 #   the controller writes id.pub, the key the guest's sshds take;
 #   the guest writes inventory.yml (hosts by their fleet addresses) and,
-#     for each run, NAME.req: the playbook (a file of deploy/ansible/),
+#     for each run, NAME.req: the playbook (site, rollout: a playbook of
+#     the collection ccaas.fleet, deploy/ansible/ansible_collections/),
 #     then its arguments, one per line;
 #   the controller runs it and writes NAME.out (what it printed),
 #     NAME.time (milliseconds) and, last, NAME.rc (its exit status).
 # Every host is reached through the guest's sshd on PORT (ssh -W): a real
-# ssh connection to each host's own sshd, in its network namespace.
+# ssh connection to each host's own sshd, in its network namespace. The
+# playbooks run as an operator runs them: ansible-playbook ccaas.fleet.NAME,
+# from a directory of no account, the collection found through
+# ANSIBLE_COLLECTIONS_PATH.
 # Runs until killed; what it does goes to RESULTS_DIR/ansible/controller.log.
 set -u
 
@@ -36,7 +40,7 @@ unset SSH_AUTH_SOCK
 nokeys="-F /dev/null -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
 cat >"$tmp/ansible.cfg" <<EOC
 [defaults]
-forks = 6
+forks = 8
 # the ssh handshakes run on the guest's emulated CPU, two per host (the
 # guest's sshd, then the host's), all at once at the first task: under
 # host load they take longer than ssh's usual 10 s
@@ -55,14 +59,15 @@ control_path_dir = $tmp/cp
 ssh_args = -o ControlMaster=auto -o ControlPersist=900s $nokeys -o ProxyCommand="ssh -i $tmp/id $nokeys -p $port -W %h:%p root@127.0.0.1"
 EOC
 
-# check_request PLAYBOOK ARGS...: a playbook of deploy/ansible/, and only
+# check_request PLAYBOOK ARGS...: a playbook of the collection, and only
 # the options a test needs (-e VARS, --check, --diff): nothing that would
 # run something else on this host
 check_request() {
 	case "${1:-}" in
-	"" | */* | .*) echo "not a playbook of deploy/ansible: '${1:-}'"; return 1 ;;
+	"" | */* | .*) echo "not a playbook of ccaas.fleet: '${1:-}'"; return 1 ;;
 	esac
-	[ -f "$root/deploy/ansible/$1" ] || { echo "no playbook $1"; return 1; }
+	[ -f "$root/deploy/ansible/ansible_collections/ccaas/fleet/playbooks/$1.yml" ] ||
+		{ echo "no playbook ccaas.fleet.$1"; return 1; }
 	shift
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -88,9 +93,10 @@ while :; do
 		book=${args[0]}
 		echo "run $(basename "$name"): ${args[*]}"
 		t0=$(date +%s%N)
-		HOME=$tmp/home ANSIBLE_CONFIG=$tmp/ansible.cfg \
-			ansible-playbook -i "$dir/inventory.yml" "$root/deploy/ansible/$book" "${args[@]:1}" \
-			>"$name.out" 2>&1 </dev/null
+		(cd "$tmp/home" && HOME=$tmp/home ANSIBLE_CONFIG=$tmp/ansible.cfg \
+			ANSIBLE_COLLECTIONS_PATH=$root/deploy/ansible \
+			ansible-playbook "ccaas.fleet.$book" -i "$dir/inventory.yml" "${args[@]:1}" \
+			>"$name.out" 2>&1 </dev/null)
 		rc=$?
 		echo $((($(date +%s%N) - t0) / 1000000)) >"$name.time"
 		echo $rc >"$name.rc.new" && mv "$name.rc.new" "$name.rc"

@@ -1,18 +1,26 @@
-#!/usr/bin/python3
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: GPL-2.0-only
 """Ansible module: a host's ccaas compliance figures, and a rollout gate."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: ccaas_stats
 short_description: Read a host's ccaas statistics; judge a rollout gate
 description:
   - Returns C(ccactl -j stats) of the host's network namespace and its TCP
-    segment counters (C(/proc/net/snmp)): a snapshot. Never changes
+    segment counters (C(/proc/net/snmp)), a snapshot. Never changes
     anything.
   - Given I(baseline), an earlier snapshot of the same host, it also
     judges the gate of a rollout over the time between the two snapshots,
     on the rules I(match) names, and returns C(gate). The refusal, reset
     and retransmission counts are the namespace's, not only those rules'.
+  - The gate fails when those rules held fewer than I(min_sockets)
+    connections; a rollout nothing ran over proves nothing.
+version_added: "1.0.0"
+author: ccaas maintainers (!UNKNOWN)
 options:
   baseline:
     description: The snapshot (this module's result) taken before the rollout.
@@ -30,6 +38,12 @@ options:
         by the sticky-ECN rule, on a BPF CCA or elsewhere).
     type: float
     default: 0.9
+  min_sockets:
+    description:
+      - Fewest connections those rules must hold at the second snapshot
+        for the gate to judge; fewer fail it.
+    type: int
+    default: 1
   max_refused:
     description: Most sticky-ECN refusals the kernel may count between the snapshots.
     type: int
@@ -48,28 +62,45 @@ options:
     default: ccactl
 """
 
+EXAMPLES = r"""
+- name: Figures before
+  ccaas.fleet.ccaas_stats:
+  register: before
+
+- name: Gate the connections to region 2, at least 5 of them
+  ccaas.fleet.ccaas_stats:
+    baseline: "{{ before }}"
+    match: ["locality xregion region 2"]
+    min_sockets: 5
+  register: gated
+"""
+
 RETURN = r"""
 stats:
   description: What C(ccactl -j stats) printed.
+  returned: success
   type: dict
 tcp:
   description: OutSegs, RetransSegs and EstabResets of the namespace.
+  returned: success
   type: dict
 gate:
   description:
-    - With I(baseline). C(ok), C(reasons) (why not, one line each),
+    - C(ok), C(reasons) (why not, one line each),
       C(sockets) and C(compliant) (of the rules I(match) names),
       C(fraction), C(refused), C(resets) and C(retrans_pct).
+  returned: when I(baseline) is given
   type: dict
+  sample: {"ok": false, "reasons": ["0 connections matched locality xregion region 4 (< 1): nothing to judge"]}
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.ccaas import run_ccactl
+from ansible_collections.ccaas.fleet.plugins.module_utils.ccaas import run_ccactl
 
 
 def tcp_counters():
     with open("/proc/net/snmp") as f:
-        rows = [l.split() for l in f if l.startswith("Tcp:")]
+        rows = [line.split() for line in f if line.startswith("Tcp:")]
     values = dict(zip(rows[0][1:], rows[1][1:]))
     return {k: int(values[k]) for k in ("OutSegs", "RetransSegs", "EstabResets")}
 
@@ -90,7 +121,10 @@ def judge(p, now, tcp):
     if missing:
         reasons.append("no rule %s in force" % ", ".join(missing))
     ccas = ", ".join(sorted(set(r["cca"] for r in rules))) or "the rule's CCA"
-    if fraction < p["min_fraction"]:
+    if sockets < p["min_sockets"]:
+        reasons.append("%d connections matched %s (< %d): nothing to judge"
+                       % (sockets, ", ".join(p["match"]), p["min_sockets"]))
+    elif fraction < p["min_fraction"]:
         reasons.append("%d of %d connections on %s (%.2f < %.2f)"
                        % (compliant, sockets, ccas, fraction, p["min_fraction"]))
     if refused > p["max_refused"]:
@@ -112,6 +146,7 @@ def main():
             baseline=dict(type="dict"),
             match=dict(type="list", elements="str"),
             min_fraction=dict(type="float", default=0.9),
+            min_sockets=dict(type="int", default=1),
             max_refused=dict(type="int", default=0),
             max_resets=dict(type="int", default=0),
             max_retrans_pct=dict(type="float", default=2.0),

@@ -1,6 +1,10 @@
+# -*- coding: utf-8 -*-
 # SPDX-License-Identifier: GPL-2.0-only
 """Jinja filters of the ccaas playbooks: a host's scope and policy, derived
 from the fleet's description in the inventory (see docs/operations.md)."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
 
 
 def _pair(text):
@@ -62,6 +66,37 @@ def ccaas_policy_rules(base, region, pairs, cca, without=None):
                          for peer in sorted(peers)]
 
 
+def ccaas_pairs_add(pairs, pair):
+    """PAIRS with PAIR, unless it holds it already (in either order)."""
+    if isinstance(pairs, str):
+        raise ValueError("the pairs are a list, not a string")
+    new = set(_pair(pair))
+    if any(set(_pair(p)) == new for p in pairs):
+        return list(pairs)
+    return list(pairs) + ["%d,%d" % _pair(pair)]
+
+
+def ccaas_pairs_remove(pairs, pair):
+    """PAIRS without PAIR (in either order)."""
+    if isinstance(pairs, str):
+        raise ValueError("the pairs are a list, not a string")
+    drop = set(_pair(pair))
+    return [p for p in pairs if set(_pair(p)) != drop]
+
+
+def ccaas_rule_matches(changes):
+    """The matches, as ccactl stats prints them, of the rules a policy
+    apply added or changed (its changes: op + or ~, and the rule)."""
+    out = []
+    for c in changes:
+        if c.get("op") in ("+", "~"):
+            words = c["rule"].split()
+            if "cca" in words:
+                words = words[:words.index("cca")]
+            out.append(" ".join(words))
+    return out
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -69,4 +104,7 @@ class FilterModule(object):
             "ccaas_pair_matches": ccaas_pair_matches,
             "ccaas_scope_entries": ccaas_scope_entries,
             "ccaas_policy_rules": ccaas_policy_rules,
+            "ccaas_pairs_add": ccaas_pairs_add,
+            "ccaas_pairs_remove": ccaas_pairs_remove,
+            "ccaas_rule_matches": ccaas_rule_matches,
         }

@@ -1,0 +1,80 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the ccaas modules share: running ccactl (module parameter ccactl)
+and writing a configuration file of ccaas-service (module parameter
+conf_dir), which it applies at start, reload and upgrade-core."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import os
+import tempfile
+
+
+def run_ccactl(module, args, data=None, json_out=True):
+    """Run ccactl ARGS (with -j if JSON_OUT, DATA on its standard input);
+    fail the task with ccactl's own message if it fails. Returns the
+    parsed JSON, or the output as text."""
+    cmd = [module.params["ccactl"]] + (["-j"] if json_out else []) + list(args)
+    if data is None:
+        rc, out, err = module.run_command(cmd)
+    else:
+        rc, out, err = module.run_command(cmd, data=data, binary_data=True)
+    if rc != 0:
+        module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc,
+                         cmd=" ".join(cmd))
+    if not json_out:
+        return out
+    try:
+        return json.loads(out)
+    except ValueError:
+        module.fail_json(msg="ccactl printed no JSON: %r" % out, cmd=" ".join(cmd))
+
+
+def conf_text(what, lines):
+    """The text of a configuration file holding LINES, with a header."""
+    return ("# %s, written by Ansible (ccaas.fleet) after the kernel took it;\n"
+            "# ccaas-service applies it at start, reload and upgrade-core.\n"
+            % what) + "".join(line + "\n" for line in lines)
+
+
+def read_conf(path):
+    """The text of PATH, None if there is none."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except (IOError, OSError):
+        return None
+
+
+def write_conf(module, path, text):
+    """PATH holds TEXT afterwards: written to a temporary file in the same
+    directory, flushed, then renamed over PATH, so that a reader (a boot)
+    sees the old file or the new one whole. Returns whether it changed;
+    in check mode writes nothing."""
+    if read_conf(path) == text:
+        return False
+    if module.check_mode:
+        return True
+    d = os.path.dirname(path) or "."
+    try:
+        if not os.path.isdir(d):
+            os.makedirs(d, 0o755)
+        fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=d)
+    except (IOError, OSError) as e:
+        module.fail_json(msg="the kernel took it, but %s cannot be written: %s" % (path, e))
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.rename(tmp, path)
+    except (IOError, OSError) as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        module.fail_json(msg="the kernel took it, but %s cannot be written: %s" % (path, e))
+    return True
