@@ -18,17 +18,19 @@ description:
     I(conf_dir)/scope.conf (a temporary file in that directory renamed over
     it), which ccaas-service loads at boot, reload and upgrade-core.
   - Reports C(changed) when the table or the file changed.
-  - In check mode the entries the load would add and remove are returned
-    and nothing is loaded or written.
-  - An entry ccactl or the kernel refuses fails the task; the table in
-    force and the file stay as they were.
+  - Whether a load is needed, and what it would add and remove, is the
+    kernel's dry run of the load, C(ccactl scope load - dry_run). The
+    entries are read by ccactl and checked by the kernel exactly as a load
+    would, and nothing is committed. In check mode that is all it does.
+  - An entry ccactl or the kernel refuses fails the task with its message;
+    the table in force and the file stay as they were.
 version_added: "1.0.0"
 author: ccaas maintainers (!UNKNOWN)
 options:
   entries:
     description:
       - Lines of a scope file, C(PREFIX [locality] LOC [region N] [dc N]),
-        with LOC one of rack, dc, region, xregion.
+        with LOC one of rack, dc, region, xregion (ccactl(8), scope load).
     type: list
     elements: str
     required: true
@@ -78,58 +80,32 @@ conf_changed:
   type: bool
 """
 
-import ipaddress
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ccaas.fleet.plugins.module_utils.ccaas import (
     conf_text, run_ccactl, write_conf)
 
-LOCALITIES = ("rack", "dc", "region", "xregion")
-
-
-def parse(module, line):
-    """One entry of a scope file as a tuple, None for a blank line."""
-    w = line.split("#", 1)[0].split()
-    if not w:
-        return None
-    try:
-        prefix = str(ipaddress.ip_network(w[0]))
-    except ValueError as e:
-        module.fail_json(msg="scope entry %r: %s" % (line, e))
-    loc, ids = None, {"region": 0, "dc": 0}
-    i = 1
-    while i < len(w):
-        if w[i] in ids and i + 1 < len(w) and w[i + 1].isdigit():
-            ids[w[i]] = int(w[i + 1])
-            i += 2
-        elif w[i] == "locality" and i + 1 < len(w) and loc is None:
-            loc = w[i + 1]
-            i += 2
-        elif loc is None:
-            loc = w[i]
-            i += 1
-        else:
-            module.fail_json(msg="scope entry %r: cannot read %r" % (line, w[i]))
-    if loc not in LOCALITIES:
-        module.fail_json(msg="scope entry %r: locality must be one of %s"
-                         % (line, ", ".join(LOCALITIES)))
-    return (prefix, loc, ids["region"], ids["dc"])
-
 
 def words(e):
-    return "%s locality %s region %d dc %d" % e
+    """An entry of ccactl's JSON as a line of a scope file."""
+    return "%s locality %s region %d dc %d" % (e["prefix"], e["locality"],
+                                               e["region"], e["dc"])
 
 
-def compare(module, want):
-    """The table in force against WANT: (have, added, removed), each a
-    sorted list of entries. The one place that judges whether a load is
-    needed (a kernel dry run of the load may take its place)."""
-    # in Python's words, as the wanted entries: ccactl prints an
-    # IPv4-mapped prefix otherwise (::ffff:10.0.0.0/104)
-    have = [(str(ipaddress.ip_network(e["prefix"])), e["locality"], e["region"], e["dc"])
-            for e in run_ccactl(module, ["scope", "show"])]
-    return sorted(have), sorted(set(want) - set(have)), sorted(set(have) - set(want))
+def compare(module, text):
+    """The kernel's dry run of loading TEXT (ccactl scope load - dry_run):
+    ccactl reads the lines as a load would, the kernel checks the entries
+    as a load would and commits nothing. Returns (have, added, removed),
+    lists of scope-file lines: the table in force, and the entries the
+    load would add and remove (a changed entry is in both)."""
+    dry = run_ccactl(module, ["scope", "load", "-", "dry_run"], text)
+    have = run_ccactl(module, ["scope", "show"])
+    added = dry["added"] + dry["changed"]
+    changed = set(e["prefix"] for e in dry["changed"])
+    removed = dry["removed"] + [e for e in have if e["prefix"] in changed]
+    return ([words(e) for e in have], [words(e) for e in added],
+            [words(e) for e in removed])
 
 
 def main():
@@ -143,26 +119,25 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    want = [e for e in (parse(module, line) for line in p["entries"]) if e]
-    if len(set(e[0] for e in want)) != len(want):
-        module.fail_json(msg="a prefix is given twice")
+    lines = [line.strip() for line in p["entries"]
+             if line.split("#", 1)[0].strip()]
+    text = "".join(line + "\n" for line in lines)
 
-    have, added, removed = compare(module, want)
+    have, added, removed = compare(module, text)
     loaded = bool(added or removed)
-    text = "".join(words(e) + "\n" for e in want)
     if loaded and not module.check_mode:
         run_ccactl(module, ["scope", "load", "-"], text, json_out=False)
+    # the table as the load leaves it, in ccactl's words
+    after = sorted(set(have) - set(removed) | set(added))
     # only now, the kernel having taken the entries
     conf_changed = False
     if p["persist"]:
         conf_changed = write_conf(module, os.path.join(p["conf_dir"], "scope.conf"),
-                                  conf_text("The scope table", [words(e) for e in want]))
+                                  conf_text("The scope table", after))
     module.exit_json(changed=loaded or conf_changed, loaded=loaded,
-                     conf_changed=conf_changed,
-                     added=[words(e) for e in added],
-                     removed=[words(e) for e in removed],
-                     diff={"before": "".join(words(e) + "\n" for e in have),
-                           "after": "".join(words(e) + "\n" for e in sorted(want))})
+                     conf_changed=conf_changed, added=added, removed=removed,
+                     diff={"before": "".join(e + "\n" for e in sorted(have)),
+                           "after": "".join(e + "\n" for e in after)})
 
 
 if __name__ == "__main__":
