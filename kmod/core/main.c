@@ -48,4 +48,10 @@ module_exit(ccaas_core_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("ccaas: congestion control as a service (core)");
-MODULE_ALIAS_GENL_FAMILY(CCAAS_FAMILY_NAME);
+/*
+ * No MODULE_ALIAS_GENL_FAMILY: with it, any process asking for the family
+ * by name (any ccactl call, ccaas-metrics' every minute, of any user) has
+ * the kernel load the core, between `ccaas-service upgrade-core` unloading
+ * the old one and loading the new one, or after an operator took ccaas out
+ * of service. The core is loaded by ccaas-service (or modprobe) only.
+ */

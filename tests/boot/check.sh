@@ -111,6 +111,16 @@ else
 	fail $t "man: $(man -w ccactl ccaas-service 2>&1); verify: $(cat /tmp/verify)"
 fi
 
+# Only ccaas-service loads ccaas_core: the kernel's autoload of the genl
+# family (any ccactl call of any user, when the core is not loaded)
+# resolves to no module.
+t=boot_core_not_autoloaded
+if ! modprobe --show-depends net-pf-16-proto-16-family-ccaas >/tmp/alias 2>&1; then
+	pass $t
+else
+	fail $t "the family's alias loads: $(cat /tmp/alias)"
+fi
+
 # ---- failing loud: the outcome in the metrics, the unit's failures ----
 # (on one line of the run: tests/boot/run.sh)
 [ "${CCAAS_BOOT_FAILURES:-}" = 1 ] || exit 0
@@ -141,6 +151,21 @@ if [ "$before" = "0 module" ] && systemctl reload ccaas.service &&
 	pass $t
 else
 	fail $t "before the reload: $before; after: $(ccaas-metrics | grep -v '^#' | head -5)"
+fi
+
+# Without node_exporter's textfile directory the timer does not start
+# (its condition), rather than fail every minute.
+t=boot_metrics_timer_needs_textfile_dir
+mount -t tmpfs tmpfs /var/lib/prometheus
+systemctl start ccaas-metrics.timer
+state=$(systemctl is-active ccaas-metrics.timer)
+cond=$(systemctl show -P ConditionResult ccaas-metrics.timer)
+systemctl stop ccaas-metrics.timer
+umount /var/lib/prometheus
+if [ "$state" = inactive ] && [ "$cond" = no ]; then
+	pass $t
+else
+	fail $t "ccaas-metrics.timer $state, condition $cond"
 fi
 
 # The timer's first run writes the textfile, whole, readable by
@@ -254,12 +279,13 @@ systemd-run -q --wait -u ccaas-hang -p Type=oneshot -p TimeoutStartSec=1s \
 	-E CCACTL=/tmp/hang -E CCAAS_RUN_DIR=/run/ccaas-hang /usr/sbin/ccaas-service start 2>/dev/null
 result=$(systemctl show -P Result ccaas-hang.service)
 timeout=$(systemctl show -P TimeoutStartUSec ccaas.service)
+stop=$(systemctl show -P TimeoutStopUSec ccaas.service)
 systemctl reset-failed ccaas-hang.service 2>/dev/null
-if [ "$timeout" = 1min ] && [ "$result" = timeout ] &&
+if [ "$timeout" = 1min ] && [ "$stop" = 10s ] && [ "$result" = timeout ] &&
 	[ "$(CCAAS_RUN_DIR=/run/ccaas-hang up_reason)" = "0 incomplete" ]; then
 	pass $t
 else
-	fail $t "ccaas.service TimeoutStartSec $timeout; a hung start: result $result, $(CCAAS_RUN_DIR=/run/ccaas-hang up_reason)"
+	fail $t "ccaas.service TimeoutStartSec $timeout, TimeoutStopSec $stop; a hung start: result $result, $(CCAAS_RUN_DIR=/run/ccaas-hang up_reason)"
 fi
 
 echo "the failing-loud checks took $(echo "$(uptime_s) $t_loud" | awk '{ print $1 - $2 }') s"

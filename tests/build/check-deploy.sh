@@ -21,9 +21,10 @@ if [ -d /sys/module/ccaas_core ]; then
 fi
 mkdir -p "$tmp/bin" "$tmp/etc"
 # shellcheck disable=SC2016 # $1 is the stub's
-printf '#!/bin/sh\necho "modprobe: FATAL: Module $1 not found" >&2\nexit 1\n' >"$tmp/bin/modprobe"
+printf '#!/bin/sh\necho "$1" >>"%s/modprobe.calls"\necho "modprobe: FATAL: Module $1 not found" >&2\nexit 1\n' "$tmp" >"$tmp/bin/modprobe"
 chmod +x "$tmp/bin/modprobe"
 echo "default cca cubic" >"$tmp/etc/policy.conf"
+touch -d @1000000000 "$tmp/etc/policy.conf" "$tmp/etc"
 export CCAAS_CONF_DIR=$tmp/etc CCAAS_RUN_DIR=$tmp/run CCACTL=${CCACTL:-tools/ccactl/ccactl}
 
 if PATH=$tmp/bin:$PATH deploy/ccaas-service start >"$tmp/out" 2>&1; then
@@ -37,6 +38,13 @@ if ! grep -qx 'ccaas_up 0' "$tmp/prom" ||
 	! grep -qx 'ccaas_failure_info{reason="core"} 1' "$tmp/prom"; then
 	echo "metrics:"; cat "$tmp/prom"; exit 1
 fi
+# The metrics: rules by their match only (ccactl drops the position),
+# and the configuration's time is its status change: a file copied in
+# with an old modification time (cp -p, rsync -t) still counts as new.
+t=$(awk '$1 == "ccaas_config_timestamp_seconds" { print $2 }' "$tmp/prom")
+[ -n "$t" ] && [ "$t" -gt 1000000000 ] ||
+	{ echo "ccaas_config_timestamp_seconds $t: the modification time, set back"; exit 1; }
+! grep -q 'rule="' "$tmp/prom" || { echo "a rule label:"; cat "$tmp/prom"; exit 1; }
 # -o: the file whole, readable by node_exporter, nothing left beside it
 mkdir "$tmp/textfile"
 deploy/ccaas-metrics -o "$tmp/textfile/ccaas.prom"
@@ -44,3 +52,17 @@ if [ "$(stat -c %a "$tmp/textfile/ccaas.prom")" != 644 ] ||
 	[ "$(ls "$tmp/textfile")" != ccaas.prom ] || ! cmp -s "$tmp/prom" "$tmp/textfile/ccaas.prom"; then
 	echo "ccaas-metrics -o: $(ls -l "$tmp/textfile")"; exit 1
 fi
+
+# While another ccaas-service holds the lock (an upgrade-core between
+# unloading the old modules and loading the new), a start waits, then
+# fails saying so, having loaded nothing.
+: >"$tmp/modprobe.calls"
+flock "$tmp/run/lock" sleep 5 &
+holder=$!
+for _ in $(seq 50); do flock -n "$tmp/run/lock" true || break; sleep 0.1; done
+if CCAAS_LOCK_WAIT=1 PATH=$tmp/bin:$PATH deploy/ccaas-service start >"$tmp/out" 2>&1; then
+	echo "start succeeded while the lock was held"; cat "$tmp/out"; exit 1
+fi
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
+grep -q "has held $tmp/run/lock for 1 s; nothing done" "$tmp/out" && [ ! -s "$tmp/modprobe.calls" ] ||
+	{ echo "start under the lock: $(cat "$tmp/out"); modprobe: $(cat "$tmp/modprobe.calls")"; exit 1; }

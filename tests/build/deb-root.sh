@@ -5,9 +5,11 @@
 # for 7.3): `apt install ./ccaas_*.deb ./ccaas-dkms_*.deb` in a throwaway
 # overlay of the root, offline (the root has the packages' dependencies),
 # DKMS building for the line's kernel as the package's postinst does
-# (AUTOINSTALL: the newest kernel with headers, the root's only one); then
-# `apt purge`, and what the overlay's upper layer still holds beyond the
-# package system's own records must be nothing.
+# (AUTOINSTALL: the newest kernel with headers, the root's only one); the
+# units enabled, no alias loading ccaas_core; `apt remove` taking the
+# metrics textfile ccaas-metrics wrote and keeping /etc/ccaas; then `apt
+# purge`, and what the overlay's upper layer still holds beyond the
+# package system's own records (/run/ccaas included) must be nothing.
 #
 # Usage: tests/build/deb-root.sh KVER DEB...
 # Prints the DKMS build time, then "ok" or what is wrong; exit 1 if wrong.
@@ -54,6 +56,27 @@ dkms status ccaas | grep -q "ccaas/.*, $kver, .*: installed" ||
 	{ echo "ccactl does not run"; bad=1; }
 [ -e /etc/systemd/system/sysinit.target.wants/ccaas.service ] ||
 	{ echo "ccaas.service not enabled"; bad=1; }
+[ -e /etc/systemd/system/timers.target.wants/ccaas-metrics.timer ] ||
+	{ echo "ccaas-metrics.timer not enabled"; bad=1; }
+# nothing but ccaas-service loads ccaas_core: the kernel's autoload of
+# the genl family (any ccactl call) resolves to no module
+if modprobe -S "$kver" --show-depends net-pf-16-proto-16-family-ccaas >alias.out 2>&1; then
+	echo "the genl family's alias loads: $(cat alias.out)"; bad=1
+fi
+# what ccaas makes at run time: the outcome of a start, the metrics
+# textfile (node_exporter's directory made as its package does)
+mkdir -p /run/ccaas /var/lib/prometheus/node-exporter
+echo 1700000000 >/run/ccaas/last-apply
+ccaas-metrics -o /var/lib/prometheus/node-exporter/ccaas.prom 2>/dev/null
+grep -q '^ccaas_up 0$' /var/lib/prometheus/node-exporter/ccaas.prom ||
+	{ echo "ccaas-metrics -o: $(cat /var/lib/prometheus/node-exporter/ccaas.prom)"; bad=1; }
+# remove: the textfile goes (it would say ccaas_up as if ccaas ran), the
+# configuration stays
+apt-get remove -y -q $offline ccaas >remove.log 2>&1 ||
+	{ tail -20 remove.log; echo "apt remove failed"; exit 1; }
+[ ! -e /var/lib/prometheus/node-exporter/ccaas.prom ] || { echo "remove left ccaas.prom"; bad=1; }
+[ -e /etc/ccaas/policy.conf ] || { echo "remove took /etc/ccaas/policy.conf"; bad=1; }
+rmdir /var/lib/prometheus/node-exporter /var/lib/prometheus 2>/dev/null || true
 apt-get purge -y -q $offline ccaas ccaas-dkms >purge.log 2>&1 ||
 	{ tail -20 purge.log; echo "apt purge failed"; exit 1; }
 [ -z "$(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'ccaas*' 2>/dev/null | grep -v '^un ')" ] ||

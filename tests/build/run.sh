@@ -189,9 +189,12 @@ if want deb-build || want deb-contents || want deb-root-; then
 				grep -qxE "$p" "$tmp/list" || { echo "$(basename "$deb"): no $p" >> "$tmp/deb-contents"; st=1; }
 			done
 		}
+		# the units where debhelper puts them: /lib on bookworm, /usr/lib
+		# on trixie (merged /usr)
+		u='(/usr)?/lib/systemd/system'
 		has "$tool" /usr/sbin/ccactl /usr/sbin/ccaas-service /usr/sbin/ccaas-metrics \
-			/lib/systemd/system/ccaas.service /lib/systemd/system/ccaas-metrics.service \
-			/lib/systemd/system/ccaas-metrics.timer /usr/share/ccaas/prometheus/ccaas.rules.yml \
+			"$u/ccaas.service" "$u/ccaas-metrics.service" \
+			"$u/ccaas-metrics.timer" /usr/share/ccaas/prometheus/ccaas.rules.yml \
 			/usr/share/man/man8/ccactl.8.gz \
 			/usr/share/man/man8/ccaas-service.8.gz /usr/share/bash-completion/completions/ccactl \
 			/etc/ccaas/policy.conf /etc/ccaas/scope.conf /etc/ccaas/modules /usr/share/doc/ccaas/copyright
@@ -215,6 +218,18 @@ if want deb-build || want deb-contents || want deb-root-; then
 		# ccactl links libmnl: shlibs found it
 		dpkg-deb -f "$tool" Depends | grep -q 'libmnl0' ||
 			{ echo "ccaas does not depend on libmnl0: $(dpkg-deb -f "$tool" Depends)" >> "$tmp/deb-contents"; st=1; }
+		# relations: the partner at its version
+		while read -r deb field want; do
+			[ "$(dpkg-deb -f "$deb" "$field")" = "$want (= $ver)" ] ||
+				{ echo "$(basename "$deb"): $field: $(dpkg-deb -f "$deb" "$field")" >> "$tmp/deb-contents"; st=1; }
+		done <<-EOF
+			$tool Recommends ccaas-dkms
+			$dkms Recommends ccaas
+		EOF
+		dpkg-deb -f "$tool" Suggests | grep -qw prometheus-node-exporter ||
+			{ echo "ccaas does not suggest prometheus-node-exporter" >> "$tmp/deb-contents"; st=1; }
+		# the maintainer scripts (tests/build/check-maintscripts.sh)
+		tests/build/check-maintscripts.sh "$tool" >> "$tmp/deb-contents" 2>&1 || st=1
 		result deb-contents $st "$tmp/deb-contents"
 	fi
 	for kver in "$@"; do

@@ -159,6 +159,9 @@ test_stats_prometheus_node_exporter() {
 	cat $dir/ccaas.prom
 	promtool check metrics < $dir/ccaas.prom ||
 		fail $t "promtool check metrics refused the output" || return 1
+	# a rule is its match: no label with its position
+	! grep -q 'rule="' $dir/ccaas.prom ||
+		fail $t "a positional rule label: $(grep 'rule="' $dir/ccaas.prom | head -1)" || return 1
 
 	prometheus-node-exporter --web.listen-address=127.0.0.1:19100 \
 		--collector.disable-defaults --collector.textfile \
@@ -175,7 +178,7 @@ test_stats_prometheus_node_exporter() {
 	echo "$metrics" | grep -q '^node_textfile_scrape_error 0' ||
 		fail $t "textfile scrape error: $(echo "$metrics" | grep textfile); $(tail -5 /tmp/st_exporter.log)" ||
 		return 1
-	echo "$metrics" | grep -qxF 'ccaas_rule_sockets{cca="cca_dctcp",match="locality dc",netns="a",rule="0",state="on_cca"} 3' &&
+	echo "$metrics" | grep -qxF 'ccaas_rule_sockets{cca="cca_dctcp",match="locality dc",netns="a",state="on_cca"} 3' &&
 		echo "$metrics" | grep -qxF 'ccaas_selected_total{netns="a"} 3' ||
 		fail $t "served metrics: $(echo "$metrics" | grep '^ccaas_')"
 }

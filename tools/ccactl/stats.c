@@ -404,8 +404,8 @@ static void prom_family(FILE *f, const char *name, const char *type,
 
 static void prom_print(FILE *f, const struct stats *st)
 {
-	const char *labels[8];
-	char name[64], idx[16];
+	const char *labels[6];
+	char name[64];
 	size_t i, k;
 
 	prom_family(f, "ccaas_policy_generation", "gauge",
@@ -428,20 +428,24 @@ static void prom_print(FILE *f, const struct stats *st)
 
 	prom_family(f, "ccaas_rule_sockets", "gauge",
 		    "Established TCP connections each policy rule matches, by where they are.");
+	/*
+	 * A rule is its match, which a policy holds once: its position would
+	 * start new series for every rule below one inserted. A rule without
+	 * its match (a commit since the walk) is left out.
+	 */
 	for (i = 0; i < st->n_rules; i++) {
 		const struct stats_rule *r = &st->rules[i];
 
-		snprintf(idx, sizeof(idx), "%u", r->index);
-		labels[0] = "rule";
-		labels[1] = idx;
-		labels[2] = "match";
-		labels[3] = r->match ? r->match : "";
-		labels[4] = "cca";
-		labels[5] = r->cca;
-		labels[6] = "state";
+		if (!r->match)
+			continue;
+		labels[0] = "match";
+		labels[1] = r->match;
+		labels[2] = "cca";
+		labels[3] = r->cca;
+		labels[4] = "state";
 		for (k = 0; k < N_STATES; k++) {
-			labels[7] = states[k];
-			prom_sample(f, "ccaas_rule_sockets", labels, 4, r->state[k]);
+			labels[5] = states[k];
+			prom_sample(f, "ccaas_rule_sockets", labels, 3, r->state[k]);
 		}
 	}
 
@@ -452,17 +456,29 @@ static void prom_print(FILE *f, const struct stats *st)
 	}
 }
 
+/* Walks before the rules are left out of the metrics for want of names. */
+#define PROM_TRIES 3
+
 static int stats_prometheus(int argc, char **argv)
 {
+	int ret, tries = PROM_TRIES;
 	char **matches;
 	struct stats st;
 	size_t n;
-	int ret;
 
 	if (argc > 0)
 		return usage_error("stats prometheus: unexpected argument \"%s\"",
 				   argv[0]);
-	ret = stats_fetch(&st, &matches, &n);
+	/* a commit between the walk and the policy dump: walk again */
+	for (;;) {
+		ret = stats_fetch(&st, &matches, &n);
+		if (ret || !st.n_rules || matches || !--tries)
+			break;
+		stats_free(&st, matches, n);
+	}
+	if (!ret && st.n_rules && !matches)
+		fprintf(stderr, "Warning: the policy changed during each of %d walks; its rules are left out\n",
+			PROM_TRIES);
 	if (!ret)
 		prom_print(stdout, &st);
 	stats_free(&st, matches, n);
