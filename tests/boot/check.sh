@@ -207,8 +207,8 @@ else
 	fail $t "generation $(generation) (was $gen), on: $(on5400): $(journal | tail -5)"
 fi
 
-# ccaas-service check loads scope.conf in a namespace of its own: a
-# change is shown, a refused file fails, and neither touches the table.
+# ccaas-service check has the kernel dry-run scope.conf: a change is
+# shown, a refused file fails, and neither touches the table.
 t=boot_check_scope
 table=$(ccactl scope show)
 cp /etc/ccaas/scope.conf /tmp/scope.good
