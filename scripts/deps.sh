@@ -29,7 +29,7 @@ fi
 wanted="
 qemu-system-x86 busybox-static iproute2 iperf3 trace-cmd tcpdump procps
 libmnl-dev pkg-config kmod dkms gcc make bc flex bison libelf-dev libssl-dev
-xz-utils zstd cpio rsync util-linux python3 python3-yaml python3-jsonschema
+xz-utils zstd cpio rsync util-linux openssl python3 python3-yaml python3-jsonschema
 gnuplot-nox prometheus-node-exporter prometheus systemd
 ansible-core openssh-server openssh-client
 python3-voluptuous python3-pycodestyle yamllint

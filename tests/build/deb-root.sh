@@ -6,7 +6,8 @@
 # overlay of the root, offline (the root has the packages' dependencies),
 # DKMS building for the line's kernel as the package's postinst does
 # (AUTOINSTALL: the newest kernel with headers, the root's only one); the
-# units enabled, no alias loading ccaas_core; `apt remove` taking the
+# modules signed with the DKMS key the fleet provisioned (Secure Boot:
+# docs/operations.md); the units enabled, no alias loading ccaas_core; `apt remove` taking the
 # metrics textfile ccaas-metrics wrote and keeping /etc/ccaas; then `apt
 # purge`, and what the overlay's upper layer still holds beyond the
 # package system's own records (/run/ccaas included) must be nothing.
@@ -27,11 +28,22 @@ trap 'rm -rf "$work"' EXIT
 t0=$(date +%s)
 mkdir -p "$work/upper/tmp/debs" "$work/work" "$work/merged"
 cp "$@" "$work/upper/tmp/debs/"
+# A fleet's module signing key, put where DKMS's framework.conf points
+# before the package is installed (the root has no openssl, so DKMS could
+# not make one: it would build the modules unsigned)
+signer="ccaas fleet test signing key"
+mkdir -p "$work/upper/var/lib/dkms"
+openssl req -new -x509 -nodes -days 1 -subj "/CN=$signer" -newkey rsa:2048 \
+	-keyout "$work/upper/var/lib/dkms/mok.key" -outform DER \
+	-out "$work/upper/var/lib/dkms/mok.pub" 2>/dev/null
+serial=$(openssl x509 -inform DER -in "$work/upper/var/lib/dkms/mok.pub" -noout -serial)
 
 # What runs in the root: install, check the modules, purge.
 cat >"$work/upper/tmp/debs/test.sh" <<'INNER'
 set -eu
-kver=$1
+kver=$1 signer=$2
+# the certificate's serial, as modinfo prints a PKCS#7 signature's key
+serial=$(echo "${3#serial=}" | tr -d ':' | tr a-f A-F | sed 's/^0*//')
 export DEBIAN_FRONTEND=noninteractive
 cd /tmp/debs
 # offline: apt sees no archive, only the local files and what is installed
@@ -48,6 +60,9 @@ for m in ccaas_core tcp_cca_dctcp tcp_cca_dcndelay tcp_cca_cubic tcp_cca_xregion
 		echo "$m not installed in /lib/modules/$kver/updates/dkms"; bad=1
 	elif [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$kver" ]; then
 		echo "$m: vermagic $(modinfo -F vermagic "$ko")"; bad=1
+	elif [ "$(modinfo -F signer "$ko")" != "$signer" ] ||
+		[ "$(modinfo -F sig_key "$ko" | tr -d ': \t\n' | sed 's/^0*//')" != "$serial" ]; then
+		echo "$m: signed by '$(modinfo -F signer "$ko")' key $(modinfo -F sig_key "$ko" | tr -d ' \t\n'), not '$signer' $serial"; bad=1
 	fi
 done
 dkms status ccaas | grep -q "ccaas/.*, $kver, .*: installed" ||
@@ -95,16 +110,17 @@ unshare -m --propagation private /bin/bash -c '
 	mount --bind /dev "$work/merged/dev"
 	mount --bind /dev/pts "$work/merged/dev/pts"
 	exec chroot "$work/merged" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C \
-		/bin/sh /tmp/debs/test.sh "$kver"
-' deb-root "$root" "$work" "$kver" || rc=1
+		/bin/sh /tmp/debs/test.sh "$kver" "$4" "$5"
+' deb-root "$root" "$work" "$kver" "$signer" "$serial" || rc=1
 
 # Left behind: what the upper layer holds besides the package system's
-# records, caches and logs and the test's own files; a DKMS signing key or
-# depmod index left in the kernel's directory counts too.
+# records, caches and logs and the test's own files (the signing key is
+# the fleet's, not the package's); a depmod index left in the kernel's
+# directory counts too.
 cd "$work/upper"
 left=$({
 	find . -mindepth 1 ! -type d | sed 's|^\.||' | grep -Ev \
-		'^/(tmp|proc|var/lib/dpkg|var/lib/apt|var/cache/(apt|debconf|ldconfig)|var/log|etc/ld\.so\.cache$)'
+		'^/(tmp|proc|var/lib/dpkg|var/lib/apt|var/cache/(apt|debconf|ldconfig)|var/log|etc/ld\.so\.cache$|var/lib/dkms/mok\.(key|pub)$)'
 	# a directory ccaas made and left empty counts too
 	find . -mindepth 1 -type d -empty | sed 's|^\.||' | grep -E 'ccaas|updates/dkms'
 } || true)
