@@ -735,7 +735,11 @@ scope_load_build(struct ccaas_scope_entry *v, u32 n, u32 *dup,
 	src[1] = v + nfam[0];
 
 	t = scope_build(src, nfam);
-	return t ?: ERR_PTR(-ENOMEM);
+	if (!t) {
+		NL_SET_ERR_MSG(extack, "no memory for the new scope table");
+		return ERR_PTR(-ENOMEM);
+	}
+	return t;
 }
 
 int ccaas_scope_load(struct ccaas_net *cn, struct ccaas_scope_entry *v,

@@ -582,6 +582,47 @@ for i in range(2000):
 	return $rc
 }
 
+# ccactl's dump while another writer replaces the table again and again:
+# every table it prints is one that was in force (never parts of two, which
+# the kernel flags NLM_F_DUMP_INTR), or it says it could not get one.
+test_scope_show_while_loading() {
+	local a=/tmp/scope_a.txt b=/tmp/scope_b.txt i out rc whole=0 gave_up=0 st=0 loader
+	python3 -c '
+for i in range(2000):
+    print("10.%d.%d.0/24 dc" % (i >> 8, i & 255))' >"$a"
+	sed 's/ dc$/ rack/' "$a" >"$b"
+	"$CCACTL" scope load "$a" || return 1
+	( for i in $(seq 400); do "$CCACTL" scope load "$b"; "$CCACTL" scope load "$a"; done ) &
+	loader=$!
+	for i in $(seq 30); do
+		kill -0 "$loader" 2>/dev/null || break
+		out=$("$CCACTL" -j scope show 2>"$E")
+		rc=$?
+		if [ "$rc" = 2 ] && grep -q 'changed during each of 3 dumps' "$E"; then
+			gave_up=$((gave_up + 1))
+			continue
+		fi
+		if [ "$rc" != 0 ] || ! echo "$out" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)
+locs = set(x["locality"] for x in e)
+sys.exit(0 if len(e) == 2000 and len(locs) == 1 else 1)'; then
+			echo "scope show (exit $rc) printed a table never in force:" \
+				"$(echo "$out" | python3 -c 'import json,sys,collections; print(collections.Counter(x["locality"] for x in json.load(sys.stdin)))' 2>&1)" \
+				"$(cat "$E")"
+			st=1
+			break
+		fi
+		whole=$((whole + 1))
+	done
+	kill "$loader" 2>/dev/null
+	wait "$loader" 2>/dev/null
+	echo "during reloads: $whole whole tables, $gave_up dumps given up"
+	"$CCACTL" scope flush
+	[ "$whole" -gt 0 ] || { echo "no dump completed"; st=1; }
+	return $st
+}
+
 # Changing the table needs CAP_NET_ADMIN; reading it does not.
 test_scope_unprivileged() {
 	local before st=0 nobody f=/tmp/scope_nobody.txt

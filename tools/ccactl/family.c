@@ -85,6 +85,11 @@ int ccaas_request_quiet(struct nlmsghdr *req, nl_data_cb cb, void *data)
 	return nl_transact(&sock, req, cb, data);
 }
 
+bool ccaas_dump_interrupted(void)
+{
+	return sock.dump_interrupted;
+}
+
 int ccaas_subscribe(struct nl_sock *s, const char *group)
 {
 	unsigned int i;

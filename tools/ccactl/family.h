@@ -7,6 +7,7 @@
 #ifndef CCACTL_FAMILY_H
 #define CCACTL_FAMILY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "netlink.h"
@@ -23,6 +24,9 @@ int ccaas_request(struct nlmsghdr *req, nl_data_cb cb, void *data);
 
 /* The same without printing anything: 0 or -errno. */
 int ccaas_request_quiet(struct nlmsghdr *req, nl_data_cb cb, void *data);
+
+/* Whether the last request's dump was flagged NLM_F_DUMP_INTR. */
+bool ccaas_dump_interrupted(void);
 
 /*
  * Open @s as a second socket that only listens, and join the family's

@@ -424,19 +424,36 @@ nomem:
 	return table_nomem(t);
 }
 
+/*
+ * A dump the kernel flagged NLM_F_DUMP_INTR (the table was replaced while
+ * it ran) may mix two tables: a load's dry-run diff or an Ansible run
+ * deciding from it would be wrong, so it is taken again, a few times.
+ */
+#define SCOPE_FETCH_TRIES	3
+
 int scope_fetch(struct scope_vec *vec)
 {
 	char buf[NL_SEND_BUFSZ];
 	struct nlmsghdr *nlh;
-	int ret;
+	int tries, ret;
 
-	ret = ccaas_msg(buf, CCAAS_CMD_SCOPE_GET, NLM_F_DUMP, &nlh);
-	if (ret)
-		return ret;
-	ret = ccaas_request(nlh, scope_collect_cb, vec);
-	if (!ret)
-		qsort(vec->v, vec->n, sizeof(*vec->v), scope_entry_cmp);
-	return ret;
+	for (tries = 0; tries < SCOPE_FETCH_TRIES; tries++) {
+		free(vec->v);
+		memset(vec, 0, sizeof(*vec));
+		ret = ccaas_msg(buf, CCAAS_CMD_SCOPE_GET, NLM_F_DUMP, &nlh);
+		if (ret)
+			return ret;
+		ret = ccaas_request(nlh, scope_collect_cb, vec);
+		if (ret)
+			return ret;
+		if (!ccaas_dump_interrupted()) {
+			qsort(vec->v, vec->n, sizeof(*vec->v), scope_entry_cmp);
+			return CCACTL_EXIT_OK;
+		}
+	}
+	fprintf(stderr, "Error: the scope table changed during each of %d dumps\n",
+		SCOPE_FETCH_TRIES);
+	return CCACTL_EXIT_KERNEL;
 }
 
 static int scope_list(void)
