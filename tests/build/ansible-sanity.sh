@@ -21,7 +21,7 @@ tmp=$(mktemp -d)
 # ansible-test's results go to tests/output in the collection: not left
 out=""
 [ -e "$coll/tests/output" ] || out=$coll/tests/output
-trap 'rm -rf "$tmp" $out' EXIT
+trap 'rm -rf "$tmp" ${out:+"$out"}' EXIT
 # Debian's python first: ansible-test picks python3.11 from PATH
 export PATH=/usr/bin:$PATH ANSIBLE_COLLECTIONS_PATH=$top/deploy/ansible
 # its environments and caches in a home of this run's, none left behind
