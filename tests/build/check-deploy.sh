@@ -45,6 +45,14 @@ t=$(awk '$1 == "ccaas_config_timestamp_seconds" { print $2 }' "$tmp/prom")
 [ -n "$t" ] && [ "$t" -gt 1000000000 ] ||
 	{ echo "ccaas_config_timestamp_seconds $t: the modification time, set back"; exit 1; }
 ! grep -q 'rule="' "$tmp/prom" || { echo "a rule label:"; cat "$tmp/prom"; exit 1; }
+# ... of the files ccaas.service applies, not the directory's: an editor's
+# swap file or dpkg's .dpkg-dist beside them is no change to apply
+sleep 1.1
+touch "$tmp/etc/.policy.conf.swp" "$tmp/etc/policy.conf.dpkg-dist"
+t2=$(deploy/ccaas-metrics | awk '$1 == "ccaas_config_timestamp_seconds" { print $2 }')
+[ "$t2" = "$t" ] ||
+	{ echo "ccaas_config_timestamp_seconds moved from $t to $t2 without a change to a file"; exit 1; }
+rm -f "$tmp/etc/.policy.conf.swp" "$tmp/etc/policy.conf.dpkg-dist"
 # -o: the file whole, readable by node_exporter, nothing left beside it
 mkdir "$tmp/textfile"
 deploy/ccaas-metrics -o "$tmp/textfile/ccaas.prom"
@@ -66,3 +74,16 @@ fi
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
 grep -q "has held $tmp/run/lock for 1 s; nothing done" "$tmp/out" && [ ! -s "$tmp/modprobe.calls" ] ||
 	{ echo "start under the lock: $(cat "$tmp/out"); modprobe: $(cat "$tmp/modprobe.calls")"; exit 1; }
+# root's alone: a user who could open it could hold every start and reload
+[ "$(stat -c %a "$tmp/run/lock")" = 600 ] ||
+	{ echo "the lock file is mode $(stat -c %a "$tmp/run/lock")"; exit 1; }
+# check loads modules too (the CCAs its policy names): it waits as well
+flock "$tmp/run/lock" sleep 5 &
+holder=$!
+for _ in $(seq 50); do flock -n "$tmp/run/lock" true || break; sleep 0.1; done
+if CCAAS_LOCK_WAIT=1 PATH=$tmp/bin:$PATH deploy/ccaas-service check >"$tmp/out" 2>&1; then
+	echo "check succeeded while the lock was held"; cat "$tmp/out"; exit 1
+fi
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
+grep -q "check: another ccaas-service .* nothing done" "$tmp/out" && [ ! -s "$tmp/modprobe.calls" ] ||
+	{ echo "check under the lock: $(cat "$tmp/out"); modprobe: $(cat "$tmp/modprobe.calls")"; exit 1; }

@@ -44,6 +44,7 @@ run() {
 	: >"$log"
 	[ -e "$ctl/$1" ] || return 0
 	env -i PATH="$bin:/usr/sbin:/usr/bin:/sbin:/bin" STUB_LOG="$log" \
+		${DPKG_ROOT:+DPKG_ROOT="$DPKG_ROOT"} \
 		/bin/sh "$ctl/$1" "${@:2}" || { echo "$*: exit $?"; bad=1; }
 }
 # calls PATTERN: the stub calls that match
@@ -91,6 +92,15 @@ run postrm purge
 for u in ccaas.service ccaas-metrics.timer; do
 	[ -n "$(calls "^deb-systemd-helper purge .*$u")" ] || wrong "purge keeps the enablement of $u"
 done
+
+# dpkg --root with chrootless scripts: the files of the root go, those of the host stay
+mkdir -p /run/ccaas /run/root/run/ccaas /run/root/var/lib/prometheus/node-exporter
+echo "ccaas_up 1" >$prom
+echo "ccaas_up 1" >/run/root$prom
+DPKG_ROOT=/run/root run postrm purge
+[ -e $prom ] && [ -e /run/ccaas ] || wrong "purge under DPKG_ROOT took files of the host"
+[ ! -e /run/root$prom ] && [ ! -e /run/root/run/ccaas ] ||
+	wrong "purge under DPKG_ROOT left files of the root"
 exit $bad
 ' check-maintscripts "$tmp/ctl" "$tmp/bin" || rc=1
 exit $rc

@@ -74,9 +74,15 @@ dkms status ccaas | grep -q "ccaas/.*, $kver, .*: installed" ||
 [ -e /etc/systemd/system/timers.target.wants/ccaas-metrics.timer ] ||
 	{ echo "ccaas-metrics.timer not enabled"; bad=1; }
 # nothing but ccaas-service loads ccaas_core: the kernel's autoload of
-# the genl family (any ccactl call) resolves to no module
-if modprobe -S "$kver" --show-depends net-pf-16-proto-16-family-ccaas >alias.out 2>&1; then
-	echo "the genl family's alias loads: $(cat alias.out)"; bad=1
+# the genl family (any ccactl call) finds no module with its alias. The
+# root has no kernel image, so no modules.dep for modprobe to resolve
+# with: the module's own alias list is read (modinfo reads the file: its
+# name must come back, or the check would pass on nothing)
+core=$(ls /lib/modules/"$kver"/updates/dkms/ccaas_core.ko* 2>/dev/null | head -1)
+if [ "$(modinfo -F name "$core" 2>/dev/null)" != ccaas_core ]; then
+	echo "modinfo cannot read ccaas_core ($core)"; bad=1
+elif modinfo -F alias "$core" | grep -q 'net-pf-16-proto-16-family-ccaas'; then
+	echo "ccaas_core has the genl family's alias: $(modinfo -F alias "$core")"; bad=1
 fi
 # what ccaas makes at run time: the outcome of a start, the metrics
 # textfile (node_exporter's directory made as its package does)

@@ -218,14 +218,17 @@ if want deb-build || want deb-contents || want deb-root-; then
 		# ccactl links libmnl: shlibs found it
 		dpkg-deb -f "$tool" Depends | grep -q 'libmnl0' ||
 			{ echo "ccaas does not depend on libmnl0: $(dpkg-deb -f "$tool" Depends)" >> "$tmp/deb-contents"; st=1; }
-		# relations: the partner at its version
+		# relations: the partner at its source version (ccaas-dkms, arch
+		# all, also takes a binNMU of ccaas: VERSION+b1)
 		while read -r deb field want; do
-			[ "$(dpkg-deb -f "$deb" "$field")" = "$want (= $ver)" ] ||
-				{ echo "$(basename "$deb"): $field: $(dpkg-deb -f "$deb" "$field")" >> "$tmp/deb-contents"; st=1; }
+			[ "$(dpkg-deb -f "$deb" "$field")" = "$want" ] ||
+				{ echo "$(basename "$deb"): $field: $(dpkg-deb -f "$deb" "$field"), not $want" >> "$tmp/deb-contents"; st=1; }
 		done <<-EOF
-			$tool Recommends ccaas-dkms
-			$dkms Recommends ccaas
+			$tool Recommends ccaas-dkms (= $ver)
+			$dkms Recommends ccaas (>= $ver), ccaas (<< $ver.1~)
 		EOF
+		dpkg --compare-versions "$ver+b1" lt "$ver.1~" ||
+			{ echo "a binNMU $ver+b1 of ccaas is outside ccaas-dkms's range" >> "$tmp/deb-contents"; st=1; }
 		dpkg-deb -f "$tool" Suggests | grep -qw prometheus-node-exporter ||
 			{ echo "ccaas does not suggest prometheus-node-exporter" >> "$tmp/deb-contents"; st=1; }
 		# the maintainer scripts (tests/build/check-maintscripts.sh)
