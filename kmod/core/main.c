@@ -53,5 +53,7 @@ MODULE_DESCRIPTION("ccaas: congestion control as a service (core)");
  * by name (any ccactl call, ccaas-metrics' every minute, of any user) has
  * the kernel load the core, between `ccaas-service upgrade-core` unloading
  * the old one and loading the new one, or after an operator took ccaas out
- * of service. The core is loaded by ccaas-service (or modprobe) only.
+ * of service. No netlink client loads it; what loads a CCA module loads
+ * the core with it (ccaas-service, modprobe, TCP_CONGESTION with
+ * CAP_NET_ADMIN).
  */
