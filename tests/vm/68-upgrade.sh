@@ -126,4 +126,8 @@ test_upgrade_core() {
 	upg_setup || return 1
 	upg_run upgrade_core ccaas_core bash "$SERVICE" upgrade-core || return 1
 	load_ccaas tcp_cca_dctcp tcp_cca_cubic
+	# /etc/ccaas applied again: its outcome is recorded as a start's
+	# (ccaas-metrics: ccaas_up 1)
+	[ ! -e /run/ccaas/failed ] && [ -s /run/ccaas/last-apply ] ||
+		fail upgrade_core "outcome: $(cat /run/ccaas/failed 2>/dev/null || echo "no last-apply")"
 }

@@ -23,10 +23,12 @@ test_upgrade_cca_in_use_refused() {
 		bash "$SERVICE" upgrade-cca cca_dctcp 2>&1)
 	rc=$?
 	echo "$out"
+	# the failure is ccaas-metrics' too: ccaas_up 0, reason upgrade
 	[ $rc = 1 ] && echo "$out" | grep -q 'tcp_cca_dctcp is still in use' &&
 		[ "$(upg_config)" = "$before" ] && [ -d /sys/module/tcp_cca_dctcp ] &&
-		[ "$(upg_on cca_dctcp)" = $UPG_N ] ||
-		fail $t "exit $rc, $(upg_on cca_dctcp) of $UPG_N back on cca_dctcp, policy $(upg_config)"
+		[ "$(upg_on cca_dctcp)" = $UPG_N ] &&
+		[ "$(cut -d' ' -f1 /run/ccaas/failed 2>/dev/null)" = upgrade ] ||
+		fail $t "exit $rc, $(upg_on cca_dctcp) of $UPG_N back on cca_dctcp, policy $(upg_config), outcome $(cat /run/ccaas/failed 2>/dev/null)"
 }
 
 # A connection whose application chose cca_dctcp: upgrade-cca refuses
