@@ -14,14 +14,19 @@ description:
   - Replaces the scope table of the host's network namespace with
     I(entries) in one step (C(ccactl scope load)), unless the table holds
     exactly those entries already.
-  - Once the kernel has taken them, the entries are written to
-    I(conf_dir)/scope.conf (a temporary file in that directory renamed over
-    it), which ccaas-service loads at boot, reload and upgrade-core.
+  - Once the kernel has taken them, the table as read back after the load
+    is written to I(conf_dir)/scope.conf (a temporary file in that
+    directory renamed over it), which ccaas-service loads at boot, reload
+    and upgrade-core.
   - Reports C(changed) when the table or the file changed.
   - Whether a load is needed, and what it would add and remove, is the
     kernel's dry run of the load, C(ccactl scope load - dry_run). The
     entries are read by ccactl and checked by the kernel exactly as a load
     would, and nothing is committed. In check mode that is all it does.
+  - The dry run needs a loaded ccaas_core that has it. On a host whose
+    ccactl is newer than its loaded core (after an upgrade of the package,
+    before C(ccaas-service upgrade-core)) the task fails telling to run
+    C(ccaas-service upgrade-core) on that host first.
   - An entry ccactl or the kernel refuses fails the task with its message;
     the table in force and the file stay as they were.
 version_added: "1.0.0"
