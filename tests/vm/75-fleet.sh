@@ -443,11 +443,9 @@ test_fleet_unreachable_host() {
 
 # Pair 3,2's canary r3a fails its gate (pinned connections): the run
 # fails, saying why; r3a goes back, then r2a; r3b and r2b are never
-# touched; pair 1,2 stays; no connection was lost. It arms the fleet's
-# teardown, at the end of the file.
+# touched; pair 1,2 stays; no connection was lost.
 test_fleet_gate_rolls_back_pair() {
 	local t=fleet_gate_rolls_back_pair r1_before rc h order hist
-	trap fl_teardown EXIT
 	r1_before=$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)
 	hist=$(fl_history r3b r2b) || { fail $t "no policy history from r3b, r2b"; return 1; }
 	# pair 1,2 comes from the record, not from the command line
@@ -488,9 +486,11 @@ print(" ".join(sorted(last, key=last.get)) + " ")' "$FL" r2a r3a)
 
 # Pair 1,2 rolled back by hand (ccaas_action=rollback): every host of both
 # regions goes back to the base policy's rules, its connections with
-# them, and the record no longer has the pair.
+# them, and the record no longer has the pair. The last test: it takes
+# the fleet down.
 test_fleet_rollback_live_pair() {
 	local t=fleet_rollback_live_pair h
+	trap fl_teardown EXIT
 	fl_play rollback12 rollout -e ccaas_pair=1,2 -e ccaas_action=rollback ||
 		{ fail $t "rollback failed: $(tail -n 30 "$FL/rollback12.out")"; return 1; }
 	grep -qx 'ccaas_live_pairs: \[\]' "$FL/group_vars/all/ccaas_live_pairs.yml" ||
