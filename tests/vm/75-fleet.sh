@@ -20,7 +20,10 @@
 # Pair 3,2's canary r3a fails its gate (applications there pinned a
 # connection to each region 2 host to in-tree cubic): the canaries go
 # back, region 3's first (the pair's order, not the inventory's), and r3b
-# and r2b are never touched. The procedures are the subject, not the
+# and r2b are never touched. A re-run of the live pair 1,2 whose gate
+# fails keeps it everywhere; r1b unreachable stops a rollout of pair 1,3
+# after the canaries, which go back, the report naming it. Last, pair 1,2
+# is rolled back by hand. The procedures are the subject, not the
 # kernel: one Debian line.
 # vm-lines: spare
 # vm-ansible: yes
@@ -387,13 +390,62 @@ test_fleet_gate_needs_traffic() {
 	pass $t
 }
 
+# A re-run of pair 1,2, already recorded, whose gate fails (a threshold
+# of connections no host meets): the run fails saying so; every host of
+# both regions keeps the pair, as the record has it (nothing to undo, no
+# generation moves), and the record keeps it.
+test_fleet_rerun_live_pair_fails() {
+	local t=fleet_rerun_live_pair_fails before
+	before=$(fl_generations) || { fail $t "no policy from a host"; return 1; }
+	fl_play rerun12 rollout -e ccaas_pair=1,2 -e ccaas_gate_min_sockets=1000 &&
+		{ fail $t "the run passed"; return 1; }
+	grep -q 'gate failed: [0-9]* connections matched locality xregion region 2 (< 1000)' "$FL/rerun12.out" ||
+		{ fail $t "no gate failure: $(cat "$FL/rerun12.out")"; return 1; }
+	grep -q 'the gate failed on pair 1,2: pair 1,2 is recorded as rolled out, so every host keeps it (nothing undone)' "$FL/rerun12.out" ||
+		{ fail $t "the run did not say the pair stays"; return 1; }
+	[ "$(fl_generations)" = "$before" ] ||
+		{ fail $t "generations moved: $before -> $(fl_generations)"; return 1; }
+	grep -qx 'ccaas_live_pairs: \["1,2"\]' "$FL/group_vars/all/ccaas_live_pairs.yml" ||
+		{ fail $t "the record changed: $(cat "$FL/group_vars/all/ccaas_live_pairs.yml")"; return 1; }
+	fl_check_ccas "1,2" || { fail $t "connections misplaced after the failed re-run"; return 1; }
+	echo "failed re-run of pair 1,2: $(cat "$FL/rerun12.time") ms"
+	pass $t
+}
+
+# Pair 1,3 one host at a time, r1b unreachable (its sshd and sessions
+# gone): the canaries pass; r1b's batch, all unreachable, does not end
+# the run: no later batch starts (r3b untouched), the canaries go back,
+# the report names r1b unreachable, not a failed gate, and the run fails
+# as a failed task does (2, not Ansible's 4 for unreachable hosts).
+test_fleet_unreachable_host() {
+	local t=fleet_unreachable_host rules hist p rc
+	rules=$(fl_rules r1a; fl_rules r3a) && hist=$(fl_history r1b r3b) ||
+		{ fail $t "no policy from r1a, r3a, r1b, r3b"; return 1; }
+	for p in $(ip netns pids r1b); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" != sshd ] || kill "$p"
+	done
+	fl_play rollout13 rollout -e ccaas_pair=1,3 -e ccaas_rollout_batch=1
+	rc=$?
+	fl_sshd r1b "$(fl_ip r1b)" r1b || { fail $t "sshd in r1b did not start again"; return 1; }
+	[ "$rc" = 2 ] || { fail $t "exit $rc, not 2"; return 1; }
+	grep -q 'the rollout of pair 1,3 stopped; unreachable: r1b: every host it touched is back on the rules without it (r1a, r3a); untouched: r3b' "$FL/rollout13.out" ||
+		{ fail $t "the run did not end on the canaries' rollback: $(tail -n 40 "$FL/rollout13.out")"; return 1; }
+	! grep -q '"msg": "gate failed\|the gate failed on' "$FL/rollout13.out" ||
+		{ fail $t "reported as a gate failure"; return 1; }
+	[ "$(fl_rules r1a; fl_rules r3a)" = "$rules" ] || { fail $t "the canaries are not back"; return 1; }
+	[ "$(fl_history r1b r3b)" = "$hist" ] ||
+		{ fail $t "r1b or r3b was touched: $hist -> $(fl_history r1b r3b)"; return 1; }
+	grep -qx 'ccaas_live_pairs: \["1,2"\]' "$FL/group_vars/all/ccaas_live_pairs.yml" ||
+		{ fail $t "the record changed: $(cat "$FL/group_vars/all/ccaas_live_pairs.yml")"; return 1; }
+	echo "rollout of pair 1,3 stopped by an unreachable host: $(cat "$FL/rollout13.time") ms"
+	pass $t
+}
+
 # Pair 3,2's canary r3a fails its gate (pinned connections): the run
 # fails, saying why; r3a goes back, then r2a; r3b and r2b are never
-# touched; pair 1,2 stays; no connection was lost. The last test: it
-# takes the fleet down.
+# touched; pair 1,2 stays; no connection was lost.
 test_fleet_gate_rolls_back_pair() {
 	local t=fleet_gate_rolls_back_pair r1_before rc h order hist
-	trap fl_teardown EXIT
 	r1_before=$("$CCACTL" -n r1a -j policy show; "$CCACTL" -n r1b -j policy show)
 	hist=$(fl_history r3b r2b) || { fail $t "no policy history from r3b, r2b"; return 1; }
 	# pair 1,2 comes from the record, not from the command line
@@ -429,5 +481,25 @@ print(" ".join(sorted(last, key=last.get)) + " ")' "$FL" r2a r3a)
 			{ fail $t "traffic of $h ended: $(cat "$FL/traffic-$h.log")"; return 1; }
 	done
 	echo "rollout and rollback of pair 3,2: $(cat "$FL/rollout32.time") ms (a gate wait of 3 s included)"
+	pass $t
+}
+
+# Pair 1,2 rolled back by hand (ccaas_action=rollback): every host of both
+# regions goes back to the base policy's rules, its connections with
+# them, and the record no longer has the pair. The last test: it takes
+# the fleet down.
+test_fleet_rollback_live_pair() {
+	local t=fleet_rollback_live_pair h
+	trap fl_teardown EXIT
+	fl_play rollback12 rollout -e ccaas_pair=1,2 -e ccaas_action=rollback ||
+		{ fail $t "rollback failed: $(tail -n 30 "$FL/rollback12.out")"; return 1; }
+	grep -qx 'ccaas_live_pairs: \[\]' "$FL/group_vars/all/ccaas_live_pairs.yml" ||
+		{ fail $t "the record keeps it: $(cat "$FL/group_vars/all/ccaas_live_pairs.yml")"; return 1; }
+	for h in r1a r1b r2a r2b; do
+		! fl_rules "$h" | grep -q cca_xregion || { fail $t "$h keeps the pair: $(fl_rules "$h")"; return 1; }
+		! grep -q cca_xregion "$FLR/etc-$h/policy.conf" || { fail $t "$h's policy.conf keeps the pair"; return 1; }
+	done
+	fl_check_ccas "" || { fail $t "connections misplaced after the rollback"; return 1; }
+	echo "rollback of pair 1,2: $(cat "$FL/rollback12.time") ms"
 	pass $t
 }

@@ -60,8 +60,8 @@ ssh_args = -o ControlMaster=auto -o ControlPersist=900s $nokeys -o ProxyCommand=
 EOC
 
 # check_request PLAYBOOK ARGS...: a playbook of the collection, and only
-# the options a test needs (-e VARS, --check, --diff): nothing that would
-# run something else on this host
+# the options a test needs (-e ccaas_NAME=PLAIN_VALUE, --check, --diff):
+# nothing that would run something else on this host
 check_request() {
 	case "${1:-}" in
 	"" | */* | .*) echo "not a playbook of ccaas.fleet: '${1:-}'"; return 1 ;;
@@ -72,7 +72,13 @@ check_request() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--check | --diff) shift ;;
-		-e) [ $# -ge 2 ] || { echo "-e without a value"; return 1; }; shift 2 ;;
+		-e)
+			[ $# -ge 2 ] || { echo "-e without a value"; return 1; }
+			# a variable of the collection, a plain value: not an
+			# ansible_* variable, JSON/YAML, @file or ssh options
+			[[ $2 =~ ^ccaas_[a-z_]+=[A-Za-z0-9,._%/-]*$ ]] ||
+				{ echo "-e value not allowed: $2"; return 1; }
+			shift 2 ;;
 		*) echo "option not allowed: $1"; return 1 ;;
 		esac
 	done

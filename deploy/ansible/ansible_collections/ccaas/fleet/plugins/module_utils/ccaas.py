@@ -9,21 +9,26 @@ __metaclass__ = type
 
 import json
 import os
+import stat
 import tempfile
 
 
-def run_ccactl(module, args, data=None, json_out=True):
+def run_ccactl(module, args, data=None, json_out=True, hints=()):
     """Run ccactl ARGS (with -j if JSON_OUT, DATA on its standard input);
-    fail the task with ccactl's own message if it fails. Returns the
-    parsed JSON, or the output as text."""
+    fail the task with ccactl's own message if it fails, followed by the
+    advice of each (WORDS, ADVICE) of HINTS whose WORDS are in it.
+    Returns the parsed JSON, or the output as text."""
     cmd = [module.params["ccactl"]] + (["-j"] if json_out else []) + list(args)
     if data is None:
         rc, out, err = module.run_command(cmd)
     else:
         rc, out, err = module.run_command(cmd, data=data, binary_data=True)
     if rc != 0:
-        module.fail_json(msg=(err or out).strip() or "ccactl failed", rc=rc,
-                         cmd=" ".join(cmd))
+        msg = (err or out).strip() or "ccactl failed"
+        for words, advice in hints:
+            if words in msg:
+                msg += "; " + advice
+        module.fail_json(msg=msg, rc=rc, cmd=" ".join(cmd))
     if not json_out:
         return out
     try:
@@ -48,33 +53,61 @@ def read_conf(path):
         return None
 
 
-def write_conf(module, path, text):
+def _fsync_dir(d):
+    """Make a rename in directory D durable."""
+    fd = os.open(d, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_conf(module, path, text, **committed):
     """PATH holds TEXT afterwards: written to a temporary file in the same
-    directory, flushed, then renamed over PATH, so that a reader (a boot)
-    sees the old file or the new one whole. Returns whether it changed;
-    in check mode writes nothing."""
+    directory, flushed, given the mode, owner and SELinux context of the
+    PATH it replaces (0644 root for a new one), renamed over PATH, the
+    directory flushed, so that a reader (a boot) sees the old file or the
+    new one whole. Returns whether it changed; in check mode writes
+    nothing. On failure the task fails with COMMITTED among its results
+    (what the kernel took already: changed, generation ...)."""
     if read_conf(path) == text:
         return False
     if module.check_mode:
         return True
     d = os.path.dirname(path) or "."
+
+    def failed(e):
+        module.fail_json(msg="the kernel took it, but %s cannot be written: %s" % (path, e),
+                         **committed)
+
     try:
         if not os.path.isdir(d):
             os.makedirs(d, 0o755)
         fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=d)
     except (IOError, OSError) as e:
-        module.fail_json(msg="the kernel took it, but %s cannot be written: %s" % (path, e))
+        failed(e)
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is None:
+            os.chmod(tmp, 0o644)
+        else:
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))
+            os.chown(tmp, st.st_uid, st.st_gid)
+            if module.selinux_enabled():
+                module.set_context_if_different(tmp, module.selinux_context(path), False)
         os.rename(tmp, path)
+        _fsync_dir(d)
     except (IOError, OSError) as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        module.fail_json(msg="the kernel took it, but %s cannot be written: %s" % (path, e))
+        failed(e)
     return True

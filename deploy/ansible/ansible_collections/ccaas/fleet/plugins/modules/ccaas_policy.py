@@ -158,7 +158,9 @@ def main():
     conf_changed = False
     if p["persist"]:
         conf_changed = write_conf(module, os.path.join(p["conf_dir"], "policy.conf"),
-                                  conf_text("The policy", lines))
+                                  conf_text("The policy", lines),
+                                  changed=committed, committed=committed,
+                                  generation=generation)
     module.exit_json(changed=committed or conf_changed, committed=committed,
                      conf_changed=conf_changed, generation=generation, previous=previous,
                      changes=changes, diff=diff)
