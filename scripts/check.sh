@@ -116,12 +116,12 @@ suite() {
 	#          beside lane 2's first steps), its modules, its files
 	#          (KUnit first, the soak last); then the files that compare
 	#          CCAs' behaviour (`# vm-alone: yes`) on the oldest line,
-	#          and make demo;
+	#          make demo, and the boot suite (systemd as init) on the
+	#          oldest and newest lines;
 	#  lane 2: the Debian lines' modules, the build and ccactl suites,
 	#          the Debian kernels' other files (the fleet rollout on
-	#          DEBUG_LINE's, `vm-lines: spare`), the boot suite (systemd
-	#          as init) on the oldest and newest lines, the vm-alone files
-	#          on the newest line.
+	#          DEBUG_LINE's, `vm-lines: spare`), the vm-alone files on
+	#          the newest line.
 	#
 	# A vm-alone file shares the host with one other guest at most and
 	# starts only once lane 2's builds and build suites are done (lane 1
@@ -165,6 +165,17 @@ suite() {
 		while [ ! -e "$lanes/built" ] && kill -0 $$ 2>/dev/null; do sleep 5; done
 		alone "$oldest"
 		[ -n "$T" ] || suite demo demo_run
+		# systemd booting with ccaas installed (tests/boot/run.sh) on
+		# the oldest and newest lines. The packages installed in a
+		# booted system (DKMS compiling under TCG: a 12 min VM on 6.1,
+		# more than the budget has) only in make check-full, on the
+		# oldest line; make check installs them in 7.3's build root
+		# instead (the build suite's deb-root).
+		if [ -n "${stock// /}" ]; then
+			deb_lines=""
+			[ "${CCAAS_VM_ALL_LINES:-0}" != 1 ] || deb_lines=$(ccaas_short_kver "$oldest")
+			case "$T" in "" | *boot*) suite boot env BOOT_DEB_LINES="$deb_lines" tests/boot/run.sh $edges ;; esac
+		fi
 	} >"$lane1_log" 2>&1 &
 	lane1=$!
 	# an interrupted run takes lane 1 down too (its VMs end with it)
@@ -184,16 +195,6 @@ suite() {
 		if [ -n "${stock// /}" ]; then
 			suite vm tests/vm/run.sh -k "$stock" -x shared \
 				$([ "$kvers" = "$stock" ] || echo -d) ${T:+-t "$T"}
-			# systemd booting with ccaas installed (tests/boot/run.sh)
-			# on the oldest and newest lines: what it tests is systemd's
-			# The packages installed in a booted system (DKMS
-			# compiling under TCG: a 15 min VM on 6.1, more than
-			# the budget has) only in make check-full, on the oldest line;
-			# make check installs them in 7.3's build root instead
-			# (the build suite's deb-root).
-			deb_lines=""
-			[ "${CCAAS_VM_ALL_LINES:-0}" != 1 ] || deb_lines=$(ccaas_short_kver "$oldest")
-			case "$T" in "" | *boot*) suite boot env BOOT_DEB_LINES="$deb_lines" tests/boot/run.sh $edges ;; esac
 		fi
 		alone "$newest"
 	} 2>&1 | tee "$lanes/2"

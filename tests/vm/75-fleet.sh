@@ -76,7 +76,7 @@ all:
     ccaas_conf_dir: "$FLR/etc-{{ inventory_hostname }}"
     ccaas_regions: {1: [10.77.1.0/24], 2: [10.77.2.0/24], 3: [10.77.3.0/24], 4: [10.77.4.0/24]}
     ccaas_base_policy:
-      - locality region cca cca_dcndelay
+      - locality region cca ${FL_REGION_CCA:-cca_dcndelay}
       - locality xregion cca cca_cubic
     ccaas_rollout_cca: cca_xregion
     ccaas_live_pairs: []
@@ -369,6 +369,42 @@ test_fleet_site_keeps_pair() {
 	fl_rules r2b | grep -qx 'locality xregion region 1 cca cca_xregion' ||
 		{ fail $t "r2b lost the pair: $(fl_rules r2b)"; return 1; }
 	echo "site, nothing to change: $(cat "$FL/site2.time") ms"
+	pass $t
+}
+
+# A change of the base policy (inside a region: cca_cubic for
+# cca_dcndelay) goes out as a rollout does: the canaries (the first host
+# of each region) first, gated on the changed rule after one wait. With a
+# threshold of connections no canary meets, every canary fails its gate
+# and goes back to the rules it had, in the kernel and in its policy.conf;
+# no other host is touched, and the run fails.
+test_fleet_site_gates_base_change() {
+	local t=fleet_site_gates_base_change h rules="" conf="" hist
+	for h in r1a r2a r3a r4a; do
+		rules="$rules$h: $(fl_rules $h | tr '\n' ';') "
+		conf="$conf$h: $(md5sum <"$FLR/etc-$h/policy.conf") "
+	done
+	hist=$(fl_history r1b r2b r3b) || { fail $t "no policy history"; return 1; }
+	FL_REGION_CCA=cca_cubic fl_inventory >"$FL/inventory.yml"
+	fl_play siteb site -e ccaas_rollout_batch=4 -e ccaas_gate_min_sockets=1000
+	local rc=$?
+	fl_inventory >"$FL/inventory.yml"
+	[ $rc != 0 ] || { fail $t "the run passed"; return 1; }
+	grep -q 'gate failed: [0-9]* connections matched locality region (< 1000)' "$FL/siteb.out" ||
+		{ fail $t "no gate failure on the changed rule: $(tail -n 40 "$FL/siteb.out")"; return 1; }
+	grep -q 'Pausing for 3 seconds' "$FL/siteb.out" ||
+		{ fail $t "no wait before the gate"; return 1; }
+	local now="" nconf=""
+	for h in r1a r2a r3a r4a; do
+		now="$now$h: $(fl_rules $h | tr '\n' ';') "
+		nconf="$nconf$h: $(md5sum <"$FLR/etc-$h/policy.conf") "
+	done
+	[ "$now" = "$rules" ] || { fail $t "canaries not back: $rules -> $now"; return 1; }
+	[ "$nconf" = "$conf" ] || { fail $t "a canary's policy.conf changed"; return 1; }
+	[ "$(fl_history r1b r2b r3b)" = "$hist" ] ||
+		{ fail $t "a host after the canaries was touched: $hist -> $(fl_history r1b r2b r3b)"; return 1; }
+	fl_check_ccas "1,2" || { fail $t "connections misplaced after the failed change"; return 1; }
+	echo "site, a base change failing on the canaries: $(cat "$FL/siteb.time") ms"
 	pass $t
 }
 
