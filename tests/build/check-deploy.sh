@@ -61,29 +61,29 @@ if [ "$(stat -c %a "$tmp/textfile/ccaas.prom")" != 644 ] ||
 	echo "ccaas-metrics -o: $(ls -l "$tmp/textfile")"; exit 1
 fi
 
+# under_lock VERB MESSAGE: ccaas-service VERB while another holds the
+# lock: it waits, then fails with MESSAGE (a grep pattern), having
+# loaded nothing
+under_lock() {
+	local holder
+	: >"$tmp/modprobe.calls"
+	flock "$tmp/run/lock" sleep 5 &
+	holder=$!
+	for _ in $(seq 50); do flock -n "$tmp/run/lock" true || break; sleep 0.1; done
+	if CCAAS_LOCK_WAIT=1 PATH=$tmp/bin:$PATH deploy/ccaas-service "$1" >"$tmp/out" 2>&1; then
+		echo "$1 succeeded while the lock was held"; cat "$tmp/out"; exit 1
+	fi
+	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
+	grep -q "$2" "$tmp/out" && [ ! -s "$tmp/modprobe.calls" ] ||
+		{ echo "$1 under the lock: $(cat "$tmp/out"); modprobe: $(cat "$tmp/modprobe.calls")"; exit 1; }
+}
+
 # While another ccaas-service holds the lock (an upgrade-core between
 # unloading the old modules and loading the new), a start waits, then
 # fails saying so, having loaded nothing.
-: >"$tmp/modprobe.calls"
-flock "$tmp/run/lock" sleep 5 &
-holder=$!
-for _ in $(seq 50); do flock -n "$tmp/run/lock" true || break; sleep 0.1; done
-if CCAAS_LOCK_WAIT=1 PATH=$tmp/bin:$PATH deploy/ccaas-service start >"$tmp/out" 2>&1; then
-	echo "start succeeded while the lock was held"; cat "$tmp/out"; exit 1
-fi
-kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
-grep -q "has held $tmp/run/lock for 1 s; nothing done" "$tmp/out" && [ ! -s "$tmp/modprobe.calls" ] ||
-	{ echo "start under the lock: $(cat "$tmp/out"); modprobe: $(cat "$tmp/modprobe.calls")"; exit 1; }
+under_lock start "has held $tmp/run/lock for 1 s; nothing done"
 # root's alone: a user who could open it could hold every start and reload
 [ "$(stat -c %a "$tmp/run/lock")" = 600 ] ||
 	{ echo "the lock file is mode $(stat -c %a "$tmp/run/lock")"; exit 1; }
 # check loads modules too (the CCAs its policy names): it waits as well
-flock "$tmp/run/lock" sleep 5 &
-holder=$!
-for _ in $(seq 50); do flock -n "$tmp/run/lock" true || break; sleep 0.1; done
-if CCAAS_LOCK_WAIT=1 PATH=$tmp/bin:$PATH deploy/ccaas-service check >"$tmp/out" 2>&1; then
-	echo "check succeeded while the lock was held"; cat "$tmp/out"; exit 1
-fi
-kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
-grep -q "check: another ccaas-service .* nothing done" "$tmp/out" && [ ! -s "$tmp/modprobe.calls" ] ||
-	{ echo "check under the lock: $(cat "$tmp/out"); modprobe: $(cat "$tmp/modprobe.calls")"; exit 1; }
+under_lock check "check: another ccaas-service .* nothing done"

@@ -13,6 +13,17 @@ import stat
 import tempfile
 
 
+def argument_spec(conf=False, **own):
+    """A module's argument spec: its OWN options, ccactl, and with CONF
+    conf_dir and persist (the doc fragments ccaas.fleet.ccaas and
+    ccaas.fleet.ccaas.conf)."""
+    spec = dict(own, ccactl=dict(type="str", default="ccactl"))
+    if conf:
+        spec.update(conf_dir=dict(type="path", default="/etc/ccaas"),
+                    persist=dict(type="bool", default=True))
+    return spec
+
+
 def run_ccactl(module, args, data=None, json_out=True, hints=()):
     """Run ccactl ARGS (with -j if JSON_OUT, DATA on its standard input);
     fail the task with ccactl's own message if it fails, followed by the

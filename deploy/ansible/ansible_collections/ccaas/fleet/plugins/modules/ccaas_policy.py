@@ -42,20 +42,9 @@ options:
     description: Move them even where the sticky-ECN rule refuses.
     type: bool
     default: false
-  conf_dir:
-    description:
-      - The directory of ccaas-service's configuration (its
-        C(CCAAS_CONF_DIR)); the rules go to its C(policy.conf).
-    type: path
-    default: /etc/ccaas
-  persist:
-    description: Write I(conf_dir)/policy.conf; without it a reboot or reload reverts the apply.
-    type: bool
-    default: true
-  ccactl:
-    description: The ccactl program to run.
-    type: str
-    default: ccactl
+extends_documentation_fragment:
+  - ccaas.fleet.ccaas
+  - ccaas.fleet.ccaas.conf
 """
 
 EXAMPLES = r"""
@@ -106,19 +95,17 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ccaas.fleet.plugins.module_utils.ccaas import (
-    conf_text, run_ccactl, write_conf)
+    argument_spec, conf_text, run_ccactl, write_conf)
 
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
+        argument_spec=argument_spec(
+            conf=True,
             rules=dict(type="list", elements="str"),
             src=dict(type="path"),
             migrate=dict(type="bool", default=True),
             force=dict(type="bool", default=False),
-            conf_dir=dict(type="path", default="/etc/ccaas"),
-            persist=dict(type="bool", default=True),
-            ccactl=dict(type="str", default="ccactl"),
         ),
         mutually_exclusive=[("rules", "src")],
         required_one_of=[("rules", "src")],

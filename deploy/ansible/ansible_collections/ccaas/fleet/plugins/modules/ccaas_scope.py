@@ -39,20 +39,9 @@ options:
     type: list
     elements: str
     required: true
-  conf_dir:
-    description:
-      - The directory of ccaas-service's configuration (its
-        C(CCAAS_CONF_DIR)); the entries go to its C(scope.conf).
-    type: path
-    default: /etc/ccaas
-  persist:
-    description: Write I(conf_dir)/scope.conf; without it a reboot or reload reverts the load.
-    type: bool
-    default: true
-  ccactl:
-    description: The ccactl program to run.
-    type: str
-    default: ccactl
+extends_documentation_fragment:
+  - ccaas.fleet.ccaas
+  - ccaas.fleet.ccaas.conf
 """
 
 EXAMPLES = r"""
@@ -89,7 +78,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ccaas.fleet.plugins.module_utils.ccaas import (
-    conf_text, run_ccactl, write_conf)
+    argument_spec, conf_text, run_ccactl, write_conf)
 
 
 def words(e):
@@ -121,11 +110,9 @@ def compare(module, text):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
+        argument_spec=argument_spec(
+            conf=True,
             entries=dict(type="list", elements="str", required=True),
-            conf_dir=dict(type="path", default="/etc/ccaas"),
-            persist=dict(type="bool", default=True),
-            ccactl=dict(type="str", default="ccactl"),
         ),
         supports_check_mode=True,
     )

@@ -56,10 +56,8 @@ options:
     description: Most TCP segments retransmitted, in percent of the segments sent between the snapshots.
     type: float
     default: 2.0
-  ccactl:
-    description: The ccactl program to run.
-    type: str
-    default: ccactl
+extends_documentation_fragment:
+  - ccaas.fleet.ccaas
 """
 
 EXAMPLES = r"""
@@ -95,7 +93,8 @@ gate:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.ccaas.fleet.plugins.module_utils.ccaas import run_ccactl
+from ansible_collections.ccaas.fleet.plugins.module_utils.ccaas import (
+    argument_spec, run_ccactl)
 
 
 def tcp_counters():
@@ -142,7 +141,7 @@ def judge(p, now, tcp):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
+        argument_spec=argument_spec(
             baseline=dict(type="dict"),
             match=dict(type="list", elements="str"),
             min_fraction=dict(type="float", default=0.9),
@@ -150,7 +149,6 @@ def main():
             max_refused=dict(type="int", default=0),
             max_resets=dict(type="int", default=0),
             max_retrans_pct=dict(type="float", default=2.0),
-            ccactl=dict(type="str", default="ccactl"),
         ),
         required_by={"baseline": ("match",)},
         supports_check_mode=True,
