@@ -930,6 +930,46 @@ static void xr_timeout_during_reduction(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tp->snd_ssthresh, 70U);
 }
 
+/*
+ * After a timeout, marks on packets sent before it answer the window the
+ * timeout already gave up: slow start goes on. A timeout in a DEC (only
+ * set_state(Loss)) and one in INC (ssthresh() and CA_EVENT_LOSS) alike.
+ * A sample that began after the timeout is a signal again.
+ */
+static void xr_timeout_marks_samples_stale(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+	int c;
+
+	for (c = 0; c < 2; c++) {
+		xr_fixture_reset(f);
+		f->tp->snd_ssthresh = 50;
+		f->tp->delivered = 1000;
+		start(f, 100);
+		send(f, 100);
+		if (c == 0) {
+			tcp_enter_cwr(f->sk);
+			ack_rs(f, 1, 1, 100, 30);
+			KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_ECN);
+		}
+		ack(f, 10);
+		cca_test_enter_loss(f->sk);
+		KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_SS);
+		KUNIT_ASSERT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
+
+		/* a third of the old window's packets marked: stale */
+		send(f, 1);
+		ack_rs(f, 1, 1, 60, 20);
+		KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_SS);
+		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 2U);
+
+		/* every packet of a sample sent after the timeout marked */
+		send(f, 2);
+		ack_rs(f, 2, 2, 2, 2);
+		KUNIT_EXPECT_NE(test, mode_of(test, f), XT_SS);
+	}
+}
+
 static void xr_undo_restores_window(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
@@ -1086,6 +1126,7 @@ static struct kunit_case cca_xregion_cases[] = {
 	KUNIT_CASE(xr_release_leaves_other_states),
 	KUNIT_CASE(xr_timeout_returns_to_slow_start),
 	KUNIT_CASE(xr_timeout_during_reduction),
+	KUNIT_CASE(xr_timeout_marks_samples_stale),
 	KUNIT_CASE(xr_undo_restores_window),
 	KUNIT_CASE(xr_falls_back_without_ecn),
 	{}
