@@ -60,7 +60,8 @@
  * rate sample would be taken for one, the safe side. After a LOSS DEC,
  * cwnd holds until the recovery is over. A retransmission timeout (the
  * stack itself drops cwnd to one packet after ssthresh()) goes back to SS
- * up to ssthresh = 0.7 * cwnd.
+ * up to ssthresh = 0.7 * cwnd; as after DEC, marks on rate samples that
+ * began before it are not acted on.
  *
  * What cong_control changes in the stack (read in the 6.12.117 sources,
  * code that predates 6.1, whose headers differ only in the cong_control
@@ -219,8 +220,8 @@ enum { XR_P_CE_THRESH, XR_P_ALPHA_FLOOR, XR_P_INC_BOOST, XR_P_PACING_GAIN, XR_P_
 /*
  * The delay-rise state of SS, live only in SS, shares room with the PRR
  * state of DEC: it overlays prr.target and prr.ratio, which only matter in
- * DEC, and leaves prr.delivered, which at the end of DEC becomes the
- * delivered count when DEC ended, for the stale-sample check after it.
+ * DEC, and leaves prr.delivered, which at the end of DEC (or at a timeout)
+ * becomes the delivered count then, for the stale-sample check after it.
  */
 struct cca_xregion_ss {
 	u32 rtt_min_us;			/* least RTT sample of the round */
@@ -242,7 +243,7 @@ struct cca_xregion {
 	u8 prev_ca_state:3,		/* icsk_ca_state at the last ACK */
 	   ce_state:1,			/* receiver: last data packet had CE */
 	   sparse:1,			/* last round's marks were sparse */
-	   stale:1,			/* samples may predate the last DEC */
+	   stale:1,			/* samples may predate a DEC or RTO */
 	   reduce:1;			/* the stack called ssthresh() */
 };
 
@@ -268,6 +269,22 @@ static void xr_enter_ss(struct cca_xregion *ca)
 	ca->mode = XR_SS;
 	ca->ss.rtt_min_us = U32_MAX;
 	ca->ss.samples = 0;
+}
+
+/*
+ * A retransmission timeout: slow start from the window the stack left, and
+ * DEC, if one was under way, is over. Marks on packets sent before the
+ * timeout answer a window it already gave up, as those sent during a DEC
+ * answer the window the DEC gave up: rate samples that began before it
+ * are stale (xr_sample_fresh()), else the first one would end slow start
+ * and cut the new window again.
+ */
+static void xr_timeout(struct tcp_sock *tp, struct cca_xregion *ca)
+{
+	xr_enter_ss(ca);
+	ca->reduce = 0;
+	ca->prr.delivered = tp->delivered;
+	ca->stale = 1;
 }
 
 /* Leave (conservative) slow start for @mode; ss_end is the window. */
@@ -569,8 +586,7 @@ static void cca_xregion_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 		ccaas_cubic_on_reduction(&ca->cubic, &xr_cubic_cfg,
 					 tcp_snd_cwnd(tp), tp->snd_ssthresh);
-		xr_enter_ss(ca);
-		ca->reduce = 0;		/* the timeout's ssthresh(): handled */
+		xr_timeout(tp, ca);	/* the timeout's ssthresh(): handled */
 		break;
 	case CA_EVENT_TX_START:
 		ccaas_log_note(&ca->round, CCAAS_ROUND_TX_START);
@@ -606,8 +622,7 @@ static void cca_xregion_set_state(struct sock *sk, u8 new_state)
 		   XR_MIN_CWND);
 	ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 	WRITE_ONCE(tp->snd_ssthresh, min(tp->snd_ssthresh, loss));
-	xr_enter_ss(ca);
-	ca->reduce = 0;
+	xr_timeout(tp, ca);
 }
 
 /*
