@@ -31,7 +31,8 @@
  *
  * One emulated ACK acknowledges one MSS, in the order of 6.12's tcp_ack():
  *   snd_una += mss, packets_out--, delivered++ (delivered_ce++ on ECE),
- *   tcp_mstamp moves; pkts_acked() (from tcp_clean_rtx_queue, rtt = 1 ms);
+ *   tcp_mstamp moves; rack.rtt_us = 1 ms and pkts_acked() (both from
+ *   tcp_clean_rtx_queue, rtt = 1 ms);
  *   in_ack_event(CA_ACK_WIN_UPDATE), or CA_ACK_SLOWPATH|CA_ACK_ECE on ECE;
  *   in CWR once snd_una is past high_seq: end of the reduction (cwnd =
  *   ssthresh unless cong_control, cwnd_event(CA_EVENT_COMPLETE_CWR),
@@ -222,7 +223,11 @@ static __always_inline void perack_run(struct sock *sk,
 			flag |= PERACK_FLAG_WIN_UPDATE;
 		}
 
-		/* tcp_clean_rtx_queue() */
+		/*
+		 * tcp_clean_rtx_queue(): tcp_rack_advance() stores the RTT
+		 * of the packet acked (SACK is on), then pkts_acked()
+		 */
+		tp->rack.rtt_us = PERACK_RTT_US;
 		as.pkts_acked = 1;
 		as.rtt_us = PERACK_RTT_US;
 		as.in_flight = tp->packets_out + 1;

@@ -43,6 +43,8 @@ static struct sim *sim_new(struct kunit *test, const char *name)
 	s->sk = (struct sock *)s->tp;
 	s->stack_cwr = true;
 	s->tp->is_cwnd_limited = 1;
+	/* SACK negotiated, as on any data-center connection */
+	s->tp->rx_opt.sack_ok = TCP_SACK_SEEN;
 	return s;
 }
 
@@ -129,7 +131,10 @@ static void end_cwr(struct sim *s)
  * is on, with an RTT sample of @rtt_us, in the order of tcp_ack() (the same on 6.1, 6.12
  * and 7.3):
  *  1. tcp_clean_rtx_queue(): snd_una moves, tcp_count_delivered() counts
- *     delivered and delivered_ce, then pkts_acked() with the RTT sample;
+ *     delivered and delivered_ce, tcp_rack_advance() stores each newly
+ *     acknowledged packet's RTT in rack.rtt_us on a SACK connection
+ *     (tcp_ack_update_rtt() feeds srtt on any), then pkts_acked() with the
+ *     RTT sample if the CCA has one (cca_dcndelay has none);
  *  2. tcp_in_ack_event(): in_ack_event(CA_ACK_SLOWPATH | CA_ACK_ECE);
  *  3. tcp_fastretrans_alert() (the ACK is dubious: ECE, or not Open): CWR
  *     ends first once snd_una is past high_seq (D), then an ECE ACK goes
@@ -151,6 +156,15 @@ static void ack(struct sim *s, u32 pkts, u32 ce, s32 rtt_us)
 	if (ece) {
 		tp->delivered_ce += pkts;
 		flags |= CA_ACK_ECE;
+	}
+	if (rtt_us > 0) {
+		if (tcp_is_sack(tp))
+			tp->rack.rtt_us = rtt_us;
+		/* tcp_rtt_estimator()'s EWMA, gain 1/8, srtt in us << 3 */
+		if (tp->srtt_us)
+			tp->srtt_us += rtt_us - (tp->srtt_us >> 3);
+		else
+			tp->srtt_us = rtt_us << 3;
 	}
 
 	if (ops_now(s)->pkts_acked)
@@ -461,6 +475,30 @@ static void dcn_slow_start_until_rtt_exceeds_target(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), 38U);
 }
 
+/*
+ * Without SACK the stack keeps no per-ACK sample outside pkts_acked(): the
+ * smoothed RTT stands in. It sees the same queue, a round late (its EWMA
+ * is still near the old RTT at the queued round's first ACK).
+ */
+static void dcn_without_sack_reads_smoothed_rtt(struct kunit *test)
+{
+	struct sim *s = test->priv;
+
+	s->tp->rx_opt.sack_ok = 0;
+	tcp_snd_cwnd_set(s->tp, 10);
+	send(s, 10);
+	start(s, true);
+	round_trip(s, 0, RTT_NO_QUEUE);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), 20U);
+	round_trip(s, 0, RTT_QUEUED);
+	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, TCP_INFINITE_SSTHRESH);
+	round_trip(s, 0, RTT_QUEUED);
+	KUNIT_EXPECT_LT(test, s->tp->snd_ssthresh, TCP_INFINITE_SSTHRESH);
+	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, tcp_snd_cwnd(s->tp));
+	/* no RACK sample was read: the stack left rack.rtt_us at 0 */
+	KUNIT_EXPECT_EQ(test, s->tp->rack.rtt_us, 0U);
+}
+
 /* --- loss ----------------------------------------------------------------- */
 
 static void dcn_loss_keeps_819_of_1024(struct kunit *test)
@@ -762,6 +800,7 @@ static struct kunit_case cca_dcndelay_cases[] = {
 	KUNIT_CASE(dcn_step_resets_on_loss),
 	KUNIT_CASE(dcn_not_cwnd_limited_does_not_grow),
 	KUNIT_CASE(dcn_slow_start_until_rtt_exceeds_target),
+	KUNIT_CASE(dcn_without_sack_reads_smoothed_rtt),
 	KUNIT_CASE(dcn_loss_keeps_819_of_1024),
 	KUNIT_CASE(dcn_rto_keeps_819_of_1024),
 	KUNIT_CASE(dcn_loss_during_ecn_cut_keeps_the_cut),

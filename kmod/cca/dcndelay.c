@@ -21,7 +21,7 @@
  *
  *  - cwnd above the target while a queue stands: move decrease_pct (30 %)
  *    of the way down to it, rounded up so that even a small excess shrinks.
- *    A queue stands when even the round's least RTT sample (pkts_acked())
+ *    A queue stands when even the round's least RTT sample (one per ACK)
  *    exceeds the effective target RTT. Without that check, RTT jitter that
  *    is not queueing (host scheduling, interrupt coalescing, an emulated
  *    CPU) lowers every rate sample below cwnd / target_rtt, and each round
@@ -88,9 +88,11 @@
  * minimum RTT and delivery rate are already in tcp_info.
  *
  * Timing: the target costs one 64-bit division per round; the per-ACK work
- * is a min() in pkts_acked(), the round check in in_ack_event() and the
- * growth counter in cong_avoid(). Older kernels call in_ack_event() before
- * pkts_acked() for the same ACK (6.12.117 calls it after): there the RTT
+ * is the round's RTT minimum and round check in in_ack_event() and the
+ * growth counter in cong_avoid(). There is no pkts_acked(): the ACK's RTT
+ * sample is read in in_ack_event() from what the stack has already stored
+ * (dcn_ack_rtt_us()). Kernels that call in_ack_event() before
+ * tcp_clean_rtx_queue() hand it the previous ACK's sample: there the
  * sample of a round's last ACK counts towards the next round, which a
  * minimum over a round's samples does not notice.
  */
@@ -430,35 +432,51 @@ static noinline void dcn_next_round_logged(struct sock *sk)
 }
 
 /*
- * Every ACK: note ECE, and end the round when it is over. The per-round
- * work is out of line so that this stays a leaf function; the ccalog test
- * happens only at a round's end.
+ * The RTT sample of this ACK, in us (0: none yet). On a SACK connection the
+ * stack keeps it in rack.rtt_us: tcp_rack_advance() stores the RTT of each
+ * packet newly acknowledged or SACKed (tcp_clean_rtx_queue() and the SACK
+ * walk, both before tcp_in_ack_event()), so after them it holds the RTT of
+ * the newest one, the sample pkts_acked() would get (ca_rtt_us). The two
+ * differ only on acknowledged retransmissions (Karn: no ca_rtt_us sample;
+ * RACK measures from the retransmission) and on an ACK that acknowledges
+ * nothing new (the last sample again); a round with a loss is congested
+ * whatever its RTT, and a repeated sample cannot lower a minimum. Without
+ * SACK, RACK is not fed: the smoothed RTT stands in, which reads jitter as
+ * queueing and so only holds cwnd nearer the target.
+ */
+static u32 dcn_ack_rtt_us(const struct tcp_sock *tp)
+{
+	if (likely(tcp_is_sack(tp)))
+		return tp->rack.rtt_us;
+	return tp->srtt_us >> 3;
+}
+
+/*
+ * Every ACK: keep the round's least RTT sample, note ECE, and end the round
+ * when it is over. Reading the sample here rather than in pkts_acked()
+ * saves the stack an indirect call per ACK. The per-round work is out of
+ * line so that this stays a leaf function; the ccalog test happens only at
+ * a round's end.
  */
 static void cca_dcndelay_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct cca_dcndelay *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 rtt = dcn_ack_rtt_us(tp);
 
+	if (rtt && rtt < ca->rtt_round_us)
+		ca->rtt_round_us = rtt;
 	if (flags & CA_ACK_ECE) {
 		/* G2: no more growth in a round once it has been marked. */
 		ccaas_round_note(&ca->round, CCAAS_ROUND_ECE);
 		ca->grow_left = 0;
 	}
-	if (!ccaas_round_over(&ca->round, tcp_sk(sk)))
+	if (!ccaas_round_over(&ca->round, tp))
 		return;
 	if (ccaas_logged(sk))
 		dcn_next_round_logged(sk);
 	else
 		dcn_next_round(sk);
-}
-
-/* Per ACK: keep the round's least RTT sample. */
-static void cca_dcndelay_pkts_acked(struct sock *sk,
-				    const struct ack_sample *sample)
-{
-	struct cca_dcndelay *ca = inet_csk_ca(sk);
-
-	if (sample->rtt_us > 0 && (u32)sample->rtt_us < ca->rtt_round_us)
-		ca->rtt_round_us = sample->rtt_us;
 }
 
 /*
@@ -639,7 +657,6 @@ static size_t cca_dcndelay_get_info(struct sock *sk, u32 ext, int *attr,
 static struct tcp_congestion_ops cca_dcndelay_ops __read_mostly = {
 	.init		= cca_dcndelay_init,
 	.in_ack_event	= cca_dcndelay_in_ack_event,
-	.pkts_acked	= cca_dcndelay_pkts_acked,
 	.cwnd_event	= cca_dcndelay_cwnd_event,
 	.ssthresh	= cca_dcndelay_ssthresh,
 	.cong_avoid	= cca_dcndelay_cong_avoid,
@@ -656,7 +673,6 @@ static struct tcp_congestion_ops cca_dcndelay_ops __read_mostly = {
 static struct tcp_congestion_ops cca_dcndelay_ne_ops __read_mostly = {
 	.init		= cca_dcndelay_ne_init,
 	.in_ack_event	= cca_dcndelay_in_ack_event,
-	.pkts_acked	= cca_dcndelay_pkts_acked,
 	.cwnd_event	= cca_dcndelay_cwnd_event,
 	.ssthresh	= cca_dcndelay_ne_ssthresh,
 	.cong_avoid	= cca_dcndelay_cong_avoid,
