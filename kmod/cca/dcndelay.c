@@ -432,23 +432,22 @@ static noinline void dcn_next_round_logged(struct sock *sk)
 }
 
 /*
- * The RTT sample of this ACK, in us (0: none yet). On a SACK connection the
- * stack keeps it in rack.rtt_us: tcp_rack_advance() stores the RTT of each
- * packet newly acknowledged or SACKed (tcp_clean_rtx_queue() and the SACK
- * walk, both before tcp_in_ack_event()), so after them it holds the RTT of
- * the newest one, the sample pkts_acked() would get (ca_rtt_us). The two
- * differ only on acknowledged retransmissions (Karn: no ca_rtt_us sample;
- * RACK measures from the retransmission) and on an ACK that acknowledges
- * nothing new (the last sample again); a round with a loss is congested
- * whatever its RTT, and a repeated sample cannot lower a minimum. Without
- * SACK, RACK is not fed: the smoothed RTT stands in, which reads jitter as
- * queueing and so only holds cwnd nearer the target.
+ * The RTT sample of this ACK, in us. On a SACK connection the stack keeps it
+ * in rack.rtt_us: tcp_rack_advance() stores the RTT of each packet newly
+ * acknowledged or SACKed (tcp_clean_rtx_queue() and the SACK walk, both
+ * before tcp_in_ack_event()), so after them it holds the RTT of the newest
+ * one, the sample pkts_acked() would get (ca_rtt_us). The two differ only
+ * on acknowledged retransmissions (Karn: no ca_rtt_us sample; RACK measures
+ * from the retransmission) and on an ACK that acknowledges nothing new (the
+ * last sample again); a round with a loss is congested whatever its RTT,
+ * and a repeated sample cannot lower a minimum. Without SACK, RACK is never
+ * fed and rack.rtt_us stays 0: the smoothed RTT stands in, which reads
+ * jitter as queueing and so only holds cwnd nearer the target. A sample of
+ * 0 (none at all yet) makes the round one without a queue.
  */
 static u32 dcn_ack_rtt_us(const struct tcp_sock *tp)
 {
-	if (likely(tcp_is_sack(tp)))
-		return tp->rack.rtt_us;
-	return tp->srtt_us >> 3;
+	return tp->rack.rtt_us ?: tp->srtt_us >> 3;
 }
 
 /*
@@ -464,7 +463,7 @@ static void cca_dcndelay_in_ack_event(struct sock *sk, u32 flags)
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 rtt = dcn_ack_rtt_us(tp);
 
-	if (rtt && rtt < ca->rtt_round_us)
+	if (rtt < ca->rtt_round_us)
 		ca->rtt_round_us = rtt;
 	if (flags & CA_ACK_ECE) {
 		/* G2: no more growth in a round once it has been marked. */
