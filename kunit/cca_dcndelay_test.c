@@ -476,27 +476,54 @@ static void dcn_slow_start_until_rtt_exceeds_target(struct kunit *test)
 }
 
 /*
- * Without SACK the stack keeps no per-ACK sample outside pkts_acked(): the
- * smoothed RTT stands in. It sees the same queue, a round late (its EWMA
- * is still near the old RTT at the queued round's first ACK).
+ * Without SACK the stack keeps no per-ACK sample outside pkts_acked(), and
+ * rack.rtt_us may hold an earlier connection's (tcp_disconnect() keeps it):
+ * no delay control, slow start ends on marks or loss only.
  */
-static void dcn_without_sack_reads_smoothed_rtt(struct kunit *test)
+static void dcn_without_sack_no_delay_control(struct kunit *test)
 {
 	struct sim *s = test->priv;
+	int i;
 
 	s->tp->rx_opt.sack_ok = 0;
+	s->tp->rack.rtt_us = RTT_QUEUED;	/* left by an earlier connection */
 	tcp_snd_cwnd_set(s->tp, 10);
 	send(s, 10);
 	start(s, true);
-	round_trip(s, 0, RTT_NO_QUEUE);
-	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), 20U);
-	round_trip(s, 0, RTT_QUEUED);
+	for (i = 0; i < 3; i++)
+		round_trip(s, 0, RTT_QUEUED);
+	/* three rounds of slow start (with SACK it stops in the first, 38) */
+	KUNIT_EXPECT_GT(test, tcp_snd_cwnd(s->tp), 70U);
 	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, TCP_INFINITE_SSTHRESH);
-	round_trip(s, 0, RTT_QUEUED);
+	/* a mark still ends it */
+	round_trip(s, 1, RTT_QUEUED);
 	KUNIT_EXPECT_LT(test, s->tp->snd_ssthresh, TCP_INFINITE_SSTHRESH);
-	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, tcp_snd_cwnd(s->tp));
-	/* no RACK sample was read: the stack left rack.rtt_us at 0 */
-	KUNIT_EXPECT_EQ(test, s->tp->rack.rtt_us, 0U);
+}
+
+/*
+ * Once all is acknowledged, each further ACK (a window update, a duplicate)
+ * ends a round that delivered nothing and whose only sample is the last
+ * one again: no verdict, however queued that sample was.
+ */
+static void dcn_empty_rounds_decide_nothing(struct kunit *test)
+{
+	struct sim *s = test->priv;
+	u32 cwnd, ssthresh;
+	int i;
+
+	start_ca(s, 100, true);
+	set_rate(s, 50, 100);		/* target 50 packets at 100 us */
+	for (i = 0; i < 100; i++)
+		ack(s, 1, 0, RTT_QUEUED);
+	/* the queued round: 30 % of the way down to the target */
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), 85U);
+	KUNIT_ASSERT_EQ(test, s->tp->snd_una, s->tp->snd_nxt);
+	cwnd = tcp_snd_cwnd(s->tp);
+	ssthresh = s->tp->snd_ssthresh;
+	for (i = 0; i < 5; i++)
+		ops_now(s)->in_ack_event(s->sk, CA_ACK_WIN_UPDATE);
+	KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(s->tp), cwnd);
+	KUNIT_EXPECT_EQ(test, s->tp->snd_ssthresh, ssthresh);
 }
 
 /* --- loss ----------------------------------------------------------------- */
@@ -800,7 +827,8 @@ static struct kunit_case cca_dcndelay_cases[] = {
 	KUNIT_CASE(dcn_step_resets_on_loss),
 	KUNIT_CASE(dcn_not_cwnd_limited_does_not_grow),
 	KUNIT_CASE(dcn_slow_start_until_rtt_exceeds_target),
-	KUNIT_CASE(dcn_without_sack_reads_smoothed_rtt),
+	KUNIT_CASE(dcn_without_sack_no_delay_control),
+	KUNIT_CASE(dcn_empty_rounds_decide_nothing),
 	KUNIT_CASE(dcn_loss_keeps_819_of_1024),
 	KUNIT_CASE(dcn_rto_keeps_819_of_1024),
 	KUNIT_CASE(dcn_loss_during_ecn_cut_keeps_the_cut),

@@ -957,17 +957,47 @@ static void xr_timeout_marks_samples_stale(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_SS);
 		KUNIT_ASSERT_EQ(test, tcp_snd_cwnd(f->tp), 1U);
 
+		/*
+		 * The newest packet sent before the timeout, marked: its
+		 * sample began at the timeout's delivered count. Stale.
+		 */
+		send(f, 1);
+		ack_rs(f, 1, 1, 1, 1);
+		KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_SS);
+		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 2U);
+
 		/* a third of the old window's packets marked: stale */
 		send(f, 1);
 		ack_rs(f, 1, 1, 60, 20);
 		KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_SS);
-		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 2U);
+		KUNIT_EXPECT_EQ(test, tcp_snd_cwnd(f->tp), 3U);
 
 		/* every packet of a sample sent after the timeout marked */
 		send(f, 2);
 		ack_rs(f, 2, 2, 2, 2);
 		KUNIT_EXPECT_NE(test, mode_of(test, f), XT_SS);
 	}
+
+	/*
+	 * A timeout found spurious and undone (the stack's
+	 * tcp_undo_cwnd_reduction() takes undo_cwnd()): the window is back,
+	 * and the marks on what it sent are a signal again.
+	 */
+	xr_fixture_reset(f);
+	f->tp->snd_ssthresh = 50;
+	f->tp->delivered = 1000;
+	start(f, 100);
+	send(f, 100);
+	ack(f, 10);
+	cca_test_enter_loss(f->sk);
+	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_SS);
+	tcp_snd_cwnd_set(f->tp, f->ops->undo_cwnd(f->sk));
+	if (f->tp->prior_ssthresh > f->tp->snd_ssthresh)
+		f->tp->snd_ssthresh = f->tp->prior_ssthresh;
+	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
+	KUNIT_ASSERT_EQ(test, tcp_snd_cwnd(f->tp), 100U);
+	ack_rs(f, 1, 1, 60, 60);
+	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_ECN);
 }
 
 static void xr_undo_restores_window(struct kunit *test)
