@@ -21,8 +21,9 @@
  *
  *  - cwnd above the target while a queue stands: move decrease_pct (30 %)
  *    of the way down to it, rounded up so that even a small excess shrinks.
- *    A queue stands when even the round's least RTT sample (one per ACK)
- *    exceeds the effective target RTT. Without that check, RTT jitter that
+ *    A queue stands when even the round's least RTT sample (one per ACK,
+ *    on a SACK connection: dcn_ack_rtt_us()) exceeds the effective target
+ *    RTT. Without that check, RTT jitter that
  *    is not queueing (host scheduling, interrupt coalescing, an emulated
  *    CPU) lowers every rate sample below cwnd / target_rtt, and each round
  *    would shrink cwnd further, down to the 2-packet floor;
@@ -91,10 +92,8 @@
  * is the round's RTT minimum and round check in in_ack_event() and the
  * growth counter in cong_avoid(). There is no pkts_acked(): the ACK's RTT
  * sample is read in in_ack_event() from what the stack has already stored
- * (dcn_ack_rtt_us()). Kernels that call in_ack_event() before
- * tcp_clean_rtx_queue() hand it the previous ACK's sample: there the
- * sample of a round's last ACK counts towards the next round, which a
- * minimum over a round's samples does not notice.
+ * (dcn_ack_rtt_us(), which says what differs, and why a connection
+ * without SACK has no delay control).
  */
 #include <linux/inet_diag.h>
 #include <linux/math64.h>
@@ -349,13 +348,13 @@ static void dcn_clean_round(struct sock *sk, struct cca_dcndelay *ca, u32 cwnd)
 static void dcn_round_end(struct sock *sk, struct cca_dcndelay *ca,
 			  struct tcp_sock *tp)
 {
+	u32 delivered = ccaas_round_delivered(&ca->round, tp);
 	u32 marked = ccaas_round_delivered_ce(&ca->round, tp);
 	u32 cwnd, rtt, target;
 	bool queued;
 	u32 alpha;
 
-	alpha = ccaas_alpha_update(ca->alpha,
-				   ccaas_round_delivered(&ca->round, tp), marked,
+	alpha = ccaas_alpha_update(ca->alpha, delivered, marked,
 				   min(READ_ONCE(shift_g), CCAAS_ALPHA_SHIFT));
 	/* get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha, alpha);
@@ -380,8 +379,13 @@ static void dcn_round_end(struct sock *sk, struct cca_dcndelay *ca,
 
 	cwnd = tcp_snd_cwnd(tp);
 	rtt = dcn_target_rtt(sk, tp);
-	/* Even the round's best RTT was above the target: a queue stands. */
-	queued = ca->rtt_round_us != DCN_RTT_NONE && ca->rtt_round_us > rtt;
+	/*
+	 * Even the round's best RTT was above the target: a queue stands. A
+	 * round that delivered nothing (once all is acked, each further ACK
+	 * ends one) has only the last round's sample again: no verdict.
+	 */
+	queued = delivered && ca->rtt_round_us != DCN_RTT_NONE &&
+		 ca->rtt_round_us > rtt;
 	if (tcp_in_slow_start(tp)) {
 		if (queued) {
 			tp->snd_ssthresh = cwnd;
@@ -432,22 +436,31 @@ static noinline void dcn_next_round_logged(struct sock *sk)
 }
 
 /*
- * The RTT sample of this ACK, in us. On a SACK connection the stack keeps it
- * in rack.rtt_us: tcp_rack_advance() stores the RTT of each packet newly
- * acknowledged or SACKed (tcp_clean_rtx_queue() and the SACK walk, both
- * before tcp_in_ack_event()), so after them it holds the RTT of the newest
- * one, the sample pkts_acked() would get (ca_rtt_us). The two differ only
- * on acknowledged retransmissions (Karn: no ca_rtt_us sample; RACK measures
- * from the retransmission) and on an ACK that acknowledges nothing new (the
- * last sample again); a round with a loss is congested whatever its RTT,
- * and a repeated sample cannot lower a minimum. Without SACK, RACK is never
- * fed and rack.rtt_us stays 0: the smoothed RTT stands in, which reads
- * jitter as queueing and so only holds cwnd nearer the target. A sample of
- * 0 (none at all yet) makes the round one without a queue.
+ * The RTT sample of this ACK, in us, 0 for none. On a SACK connection the
+ * stack keeps it in rack.rtt_us: tcp_rack_advance() stores the RTT of each
+ * packet newly acknowledged or SACKed (the SACK walk, then
+ * tcp_clean_rtx_queue(), both before tcp_in_ack_event() on 6.1, 6.12 and
+ * 7.3), so after them it holds the RTT of the last one they went through,
+ * the sample pkts_acked() would get (ca_rtt_us) but for three cases: an
+ * ACK that both SACKs and moves snd_una (RACK keeps the cumulatively acked
+ * packet's RTT, ca_rtt_us the SACKed one's); an acknowledged
+ * retransmission (Karn: no ca_rtt_us; RACK keeps it unless it is below
+ * min_rtt, so after an undo a spurious retransmission may lower a round's
+ * minimum); and an ACK that acknowledges nothing new (the last sample
+ * again, which cannot lower the minimum of the round it came from, and
+ * an empty round decides nothing, see dcn_round_end()).
+ *
+ * Without SACK RACK is never fed (and rack.rtt_us may hold what an earlier
+ * connection of the socket left: tcp_disconnect() keeps it), and the stack
+ * keeps no per-ACK sample outside pkts_acked(). The smoothed RTT is no
+ * stand-in: a minimum of an average reads host jitter as a standing queue,
+ * which is the collapse the round's minimum is there to prevent. So such a
+ * connection has no delay control: it runs on its guardrail, DCTCP's
+ * response to marks and loss_beta's to loss, with the additive step.
  */
 static u32 dcn_ack_rtt_us(const struct tcp_sock *tp)
 {
-	return tp->rack.rtt_us ?: tp->srtt_us >> 3;
+	return likely(tcp_is_sack(tp)) ? tp->rack.rtt_us : 0;
 }
 
 /*
@@ -463,7 +476,7 @@ static void cca_dcndelay_in_ack_event(struct sock *sk, u32 flags)
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 rtt = dcn_ack_rtt_us(tp);
 
-	if (rtt < ca->rtt_round_us)
+	if (rtt && rtt < ca->rtt_round_us)
 		ca->rtt_round_us = rtt;
 	if (flags & CA_ACK_ECE) {
 		/* G2: no more growth in a round once it has been marked. */

@@ -283,7 +283,13 @@ static void xr_timeout(struct tcp_sock *tp, struct cca_xregion *ca)
 {
 	xr_enter_ss(ca);
 	ca->reduce = 0;
-	ca->prr.delivered = tp->delivered;
+	/*
+	 * Nothing was delivered since the last ACK: packets sent after it
+	 * carry this very count (their tx.delivered), so a sample is fresh
+	 * only from one delivery after the timeout on. At the end of a DEC
+	 * the ACK itself delivered, and the count then is the bound.
+	 */
+	ca->prr.delivered = tp->delivered + 1;
 	ca->stale = 1;
 }
 
@@ -676,6 +682,8 @@ static u32 cca_xregion_undo_cwnd(struct sock *sk)
 		ca->mode = XR_CA;
 	}
 	ccaas_cubic_undo(&ca->cubic, max(ca->cubic.w_max, tp->prior_cwnd));
+	/* the window restored is the one those marks answered */
+	ca->stale = 0;
 	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
 }
 
