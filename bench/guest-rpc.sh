@@ -25,13 +25,13 @@ RPC_PORT=5400
 
 # Two regions joined by a WAN bottleneck of XR_RATE with XR_RTT of round trip.
 XR_CCAS=${BENCH_XR_CCAS:-cubic bbr cca_xregion}
-XR_RATE=${BENCH_XR_RATE:-50}	# Mbit/s: the guest's CPU is far from busy at it
+XR_RATE=${BENCH_XR_RATE:-20}	# Mbit/s: low enough that the vCPU is not the bottleneck
 XR_RTT=${BENCH_XR_RTT:-40}	# ms, netem on the return path
 XR_SECS=${BENCH_XR_SECS:-25}	# seconds of RPCs per run
 XR_BULK=${BENCH_XR_BULK:-4}	# bulk flows (one checkpoint writer each)
 XR_OBJ=${BENCH_XR_OBJ:-2000000}	# bytes per object
-XR_RPC_RATE=${BENCH_XR_RPC_RATE:-50}	# RPCs per second (Poisson)
-XR_CONNS=4			# the RPC pool's persistent connections
+XR_RPC_RATE=${BENCH_XR_RPC_RATE:-20}	# RPCs per second (Poisson)
+XR_CONNS=16			# the RPC pool's persistent connections
 XR_REQ=4000			# request bytes (they cross the bottleneck)
 XR_RESP=4000			# answer bytes (they come back over the netem)
 
@@ -39,7 +39,7 @@ XR_RESP=4000			# answer bytes (they come back over the netem)
 
 DR_CCAS=${BENCH_DR_CCAS:-cubic dctcp cca_dctcp cca_dcndelay}
 DR_CASES=${BENCH_DR_CASES:-marked unmarked}
-DR_RATE=${BENCH_DR_RATE:-50}	# Mbit/s at the bottleneck
+DR_RATE=${BENCH_DR_RATE:-20}	# Mbit/s at the bottleneck
 DR_DELAY_US=${BENCH_DR_DELAY_US:-50}	# netem on the return path; TCG adds the rest
 DR_SECS=${BENCH_DR_SECS:-15}
 DR_BULK=${BENCH_DR_BULK:-4}
@@ -47,7 +47,7 @@ DR_OBJ=${BENCH_DR_OBJ:-1000000}
 DR_RPC_RATE=${BENCH_DR_RPC_RATE:-20}	# fan-in rounds per second
 DR_CONNS=16
 DR_FANIN=8			# each round: 8 requests at once to one server
-DR_REQ=8000			# bytes each: 8 x 8 KB = 43 packets into the ToR at once
+DR_REQ=4000			# bytes each: 8 x 3 = 24 packets into the ToR at once
 DR_RESP=200
 DR_BUF=32			# ToR buffer, packets
 DR_K=8				# ToR marking threshold, packets (marked case)
@@ -60,19 +60,23 @@ cpu_idle_total() {
 	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t }' /proc/stat
 }
 
-# qlen_sampler NS DEV FILE: every 0.2 s, "t_ms backlog_bytes backlog_pkts"
-# of DEV's qdiscs' first backlog line (the root's: HTB sums its leaves) to
-# FILE, until killed. Five samples a second: each tc costs the single vCPU
-# a few ms under TCG.
+# qlen_sampler NS DEV FILE: the backlog of DEV's root qdisc (HTB sums its
+# leaves) every QLEN_MS, as "t_ms backlog_bytes backlog_pkts" lines in
+# FILE, until qlen_stop. One tc process reads the requests from a pipe
+# (`tc -batch -`) and a loop of shell builtins writes them: a process per
+# sample would cost the single vCPU tens of ms each under TCG. The times
+# are the sample's index times the period (the loop does not drift much:
+# its wait is a builtin read's timeout).
+QLEN_MS=100 QLEN_S=0.1 QLEN_STOP=/tmp/rpc.qlen.stop
 qlen_sampler() {
-	local t0
-	t0=$(date +%s%N)
-	while :; do
-		tc -n "$1" -s qdisc show dev "$2" |
-			awk -v t="$((($(date +%s%N) - t0) / 1000000))" \
-				'/backlog/ { sub("b$", "", $2); sub("p$", "", $3); print t, $2, $3; exit }'
-		sleep 0.2
-	done >"$3"
+	local ns=$1 dev=$2 file=$3
+	# when the loop ends it closes the pipe: tc flushes and exits
+	while [ ! -e $QLEN_STOP ]; do
+		echo "qdisc show dev $dev"
+		sleep $QLEN_S
+	done | tc -n "$ns" -s -batch - |
+		awk -v p="$QLEN_MS" '/^qdisc/ { root = / root / }
+			root && /backlog/ { sub("b$", "", $2); sub("p$", "", $3); print n++ * p, $2, $3; root = 0 }' >"$file"
 }
 
 # tc_counters NS DEV: "drops marks" summed over DEV's leaf qdiscs (RED's
@@ -86,11 +90,18 @@ tc_counters() {
 		END { print d + 0, m + 0 }'
 }
 
-# rpc_probe NS FILE: 40 RPCs of 64 bytes each way at 40/s over one
-# connection, nothing else running: the path's base RTT plus the
-# application's turnaround, as the tool measures it
+# qlen_stop PID: end qlen_sampler PID (its loop sees the file, tc and awk
+# the end of their input)
+qlen_stop() {
+	touch $QLEN_STOP
+	wait "$1" || true
+}
+
+# rpc_probe NS FILE: about 20 RPCs of 64 bytes each way at 10/s over four
+# connections, nothing else running (rarely two at once): the path's base
+# RTT plus the application's turnaround, as the tool measures it
 rpc_probe() {
-	in_netns "$1" "$BENCH_RPC" rpc "$SERVER_IP" $RPC_PORT 1 40 1 1 64 64 "$2" 7 >/dev/null
+	in_netns "$1" "$BENCH_RPC" rpc "$SERVER_IP" $RPC_PORT 2 10 4 1 64 64 "$2" 7 >/dev/null
 }
 
 # rpc_run PART CASE CCA REP SECS NBULK OBJ RATE CONNS FANIN REQ RESP
@@ -106,26 +117,26 @@ rpc_run() {
 	rpc_probe rc "$base.probe"
 	nstat_snapshot rc /tmp/rpc.nstat
 	cpu0=$(cpu_idle_total)
+	rm -f $QLEN_STOP
 	qlen_sampler "$qns" "$qdev" "$base.qlen" &
 	sampler=$!
 	for i in $(seq "$nbulk"); do
 		# the bulk flows run 1 s longer at each end than the RPCs
 		nsenter --net=/run/netns/rc "$BENCH_RPC" bulk "$SERVER_IP" $RPC_PORT \
-			$((secs + 2)) "$obj" "$base.bulk$i" 10000 >"/tmp/rpc.bulk$i.out" &
+			$((secs + 2)) "$obj" "$base.bulk$i" 20000 >"/tmp/rpc.bulk$i.out" &
 		pids="$pids $!"
 	done
 	sleep 1
 	out=$(in_netns rc "$BENCH_RPC" rpc "$SERVER_IP" $RPC_PORT "$secs" "$rate" \
 		"$conns" "$fanin" "$req" "$resp" "$base.rpc" "$rep") || {
 		echo "$part: $case $cca $rep: the RPC client failed: $out" >&2
-		kill "$sampler"
+		qlen_stop "$sampler"
 		return 1
 	}
 	for i in $pids; do
-		wait "$i" || { echo "$part: a bulk sender failed" >&2; kill "$sampler"; return 1; }
+		wait "$i" || { echo "$part: a bulk sender failed" >&2; qlen_stop "$sampler"; return 1; }
 	done
-	kill "$sampler"
-	wait "$sampler" 2>/dev/null || true
+	qlen_stop "$sampler"
 	cpu1=$(cpu_idle_total)
 	ccas=$(cat /tmp/rpc.bulk*.out | sed -n 's/.* cca=//p' | sort -u | tr '\n' ',')
 	echo "$part: $case $cca $rep: $out; bulk on ${ccas%,}"

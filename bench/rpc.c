@@ -32,7 +32,7 @@
  *	  O start_ms dur_us               one object, start to answer
  *	  C start_ms elapsed_us           the object in flight at the end
  *	  S t_ms cwnd srtt_us retrans     TCP_INFO samples
- *	  E bytes_acked secs total_retrans cca
+ *	  E bytes_acked secs total_retrans cca min_rtt_us
  *
  * The CCA of every connection is the one ccaas's selector gives it: the
  * tool never sets TCP_CONGESTION. Times are CLOCK_MONOTONIC, relative to
@@ -521,8 +521,8 @@ static int bulk(char **a)
 	for (i = 0; i < n_samples; i++)
 		fprintf(f, "S %.3f %u %u %u\n", samples[i].t / 1e6,
 			samples[i].cwnd, samples[i].srtt, samples[i].retrans);
-	fprintf(f, "E %llu %.3f %u %s\n", (unsigned long long)acked, secs,
-		ti.tcpi_total_retrans, cca);
+	fprintf(f, "E %llu %.3f %u %s %u\n", (unsigned long long)acked, secs,
+		ti.tcpi_total_retrans, cca, ti.tcpi_min_rtt);
 	if (fclose(f))
 		die(out);
 	printf("bulk objects=%lu bytes_acked=%llu retrans=%u cca=%s\n", objects,
