@@ -78,10 +78,11 @@ def read_rpc(path):
     return lat, unfinished
 
 
-def read_bulk(paths, skip_ms=1000.0):
+def read_bulk(paths, skip_ms=3000.0):
     """objects' times (s, censored ones as lower bounds), goodput (Mbit/s),
-    and the cwnd samples after the first skip_ms of each flow"""
-    objs, cwnd, rate = [], [], 0.0
+    the cwnd samples after the first skip_ms of each flow (the warm-up of
+    bench/guest-rpc.sh), and the least min RTT (ms) of the flows"""
+    objs, cwnd, rate, minrtt = [], [], 0.0, []
     for p in paths:
         for line in open(p):
             w = line.split()
@@ -91,7 +92,9 @@ def read_bulk(paths, skip_ms=1000.0):
                 cwnd.append(int(w[2]))
             elif w[0] == "E":
                 rate += int(w[1]) * 8 / float(w[2]) / 1e6
-    return objs, rate, cwnd
+                if len(w) > 5 and int(w[5]) > 0:
+                    minrtt.append(int(w[5]) / 1000.0)
+    return objs, rate, cwnd, min(minrtt) if minrtt else float("nan")
 
 
 def read_qlen(path):
@@ -126,7 +129,8 @@ def runs(top):
             base = os.path.join(res, part, "%s-%s-%s" % (
                 kv["case"], kv["cca"], kv["rep"]))
             lat, unf = read_rpc(base + ".rpc")
-            objs, rate, cwnd = read_bulk(sorted(glob.glob(base + ".bulk*")))
+            objs, rate, cwnd, minrtt = read_bulk(
+                sorted(glob.glob(base + ".bulk*")))
             probe, _ = read_rpc(base + ".probe")
             q = read_qlen(base + ".qlen")
             if not lat or int(kv.get("done", 0)) == 0:
@@ -134,7 +138,7 @@ def runs(top):
                     part, kv["case"], kv["cca"], kv["rep"]))
             run = dict(kv)
             run.update(lat=lat, unf=unf, objs=objs, goodput=rate, cwnd=cwnd,
-                       probe=probe, q=q)
+                       probe=probe, q=q, minrtt=minrtt)
             out.setdefault((kernel, part, kv["case"]), {}).setdefault(
                 kv["cca"], []).append(run)
     return out, bad
@@ -147,7 +151,8 @@ def f(run, key):
 # (column title, decimals, value of one run)
 COLUMNS = [
     ("runs", 0, None),
-    ("base RTT ms (probe p50)", 2, lambda r: pct(r["probe"], 50)),
+    ("min RTT ms", 2, lambda r: r["minrtt"]),
+    ("probe p50 ms", 2, lambda r: pct(r["probe"], 50)),
     ("RPC p50 ms", 1, lambda r: pct(r["lat"], 50)),
     ("RPC p99 ms", 1, lambda r: pct(r["lat"], 99)),
     ("RPC p99.9 ms", 1, lambda r: pct(r["lat"], 99.9)),
@@ -156,7 +161,9 @@ COLUMNS = [
     ("object p50 s", 2, lambda r: pct(r["objs"], 50)),
     ("object p99 s", 2, lambda r: pct(r["objs"], 99)),
     ("retrans", 0, lambda r: f(r, "retrans")),
-    ("retrans %", 2, lambda r: 100 * f(r, "retrans") / max(1, f(r, "sent_segs"))),
+    ("retrans %", 2,
+     lambda r: 100 * f(r, "retrans") / max(1, f(r, "sent_segs"))),
+    ("retrans w/ start", 0, lambda r: f(r, "retrans_all")),
     ("drops", 0, lambda r: f(r, "drops")),
     ("CE marks", 0, lambda r: f(r, "marks")),
     ("bulk cwnd p50", 0, lambda r: pct(r["cwnd"], 50)),
@@ -219,7 +226,7 @@ def main(top):
                 row.append(spread([fn(r) for r in rs], nd))
             rows.append(row)
         # two tables side by side would be too wide: split the columns
-        half = 9
+        half = 10
         print(table(["cca"] + [c[0] for c in COLUMNS[:half]],
                     [r[:half + 1] for r in rows]))
         print()
