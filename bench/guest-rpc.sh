@@ -45,7 +45,7 @@ XR_RESP=4000			# answer bytes (they come back over the netem)
 DR_CCAS=${BENCH_DR_CCAS:-cubic dctcp cca_dctcp cca_dcndelay}
 DR_CASES=${BENCH_DR_CASES:-marked unmarked}
 DR_RATE=${BENCH_DR_RATE:-20}	# Mbit/s at the bottleneck
-DR_DELAY_US=${BENCH_DR_DELAY_US:-50}	# netem on the return path; TCG adds the rest
+DR_DELAY_US=${BENCH_DR_DELAY_US:-0}	# netem on the return path (0: none): TCG alone gives 0.2-0.3 ms
 DR_SECS=${BENCH_DR_SECS:-15}
 DR_BULK=${BENCH_DR_BULK:-4}
 DR_OBJ=${BENCH_DR_OBJ:-1000000}
@@ -277,7 +277,8 @@ dr_path() {
 		;;
 	*) echo "dcndelay-region: unknown case $1" >&2; return 1 ;;
 	esac
-	tc -n rr qdisc add dev eth0 root netem delay "${DR_DELAY_US}us" limit 100000
+	[ "$DR_DELAY_US" = 0 ] ||
+		tc -n rr qdisc add dev eth0 root netem delay "${DR_DELAY_US}us" limit 100000
 }
 
 part_dcndelay_region() {
