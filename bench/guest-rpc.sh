@@ -38,6 +38,14 @@ XR_OBJ=${BENCH_XR_OBJ:-2000000}	# bytes per object
 XR_RPC_RATE=${BENCH_XR_RPC_RATE:-20}	# RPCs per second (Poisson)
 XR_CONNS=16			# the RPC pool's persistent connections
 XR_REQ=4000			# request bytes (they cross the bottleneck)
+# cca_xregion's rule: its congestion threshold C (ce_thresh, CE-marked bytes
+# per second; default 125 000 = 1 Mbit/s, 1 % of a 100 Mbit/s flow) scaled
+# to this path, where a bulk flow's share is about 5 Mbit/s: 6 250 B/s is
+# 1 % of 5 Mbit/s. With the default, a 5 Mbit/s flow yields only when 20 %
+# of its packets are marked, which RED here reaches only above max_th: the
+# queue then stands at max_th (bench/README.md, section 9). Empty: the
+# module's default.
+XR_XREGION_RULE=${BENCH_XR_XREGION_RULE-param ce_thresh=6250}
 XR_RESP=4000			# answer bytes (they come back over the netem)
 
 # ---- dcndelay-region: parameters ------------------------------------------------
@@ -117,7 +125,7 @@ rpc_run() {
 	local part=$1 case=$2 cca=$3 rep=$4 secs=$5 nbulk=$6 obj=$7 rate=$8
 	local conns=$9 fanin=${10} req=${11} resp=${12} qns=${13} qdev=${14}
 	local dir=$RESULTS/$part base pids="" i c0 c1 w0 w1 sampler out cpu0 cpu1 ccas
-	local retrans sent ce
+	local retrans sent ce rpc
 	mkdir -p "$dir"
 	base=$dir/$case-$cca-$rep
 	rpc_probe rc "$base.probe"
@@ -136,12 +144,19 @@ rpc_run() {
 	rm -f $QLEN_STOP
 	qlen_sampler "$qns" "$qdev" "$base.qlen" &
 	sampler=$!
-	out=$(in_netns rc "$BENCH_RPC" rpc "$SERVER_IP" $RPC_PORT "$secs" "$rate" \
-		"$conns" "$fanin" "$req" "$resp" "$base.rpc" "$rep") || {
-		echo "$part: $case $cca $rep: the RPC client failed: $out" >&2
+	nsenter --net=/run/netns/rc "$BENCH_RPC" rpc "$SERVER_IP" $RPC_PORT "$secs" "$rate" \
+		"$conns" "$fanin" "$req" "$resp" "$base.rpc" "$rep" >/tmp/rpc.out &
+	rpc=$!
+	# halfway, every connection's state (cwnd, pacing rate, RTT, CCA):
+	# the RPC pool's connections are app-limited, the bulk flows are not
+	sleep $((secs / 2))
+	ns rc ss -tinH state established "( dport = :$RPC_PORT )" >"$base.ss"
+	wait "$rpc" || {
+		echo "$part: $case $cca $rep: the RPC client failed: $(cat /tmp/rpc.out)" >&2
 		qlen_stop "$sampler"
 		return 1
 	}
+	out=$(cat /tmp/rpc.out)
 	# the counters over the RPCs' window (the bulk flows' last second and
 	# the RPCs' drain after it are in it, the warm-up is not)
 	retrans=$(nstat_delta rc /tmp/rpc.nstat TcpRetransSegs)
@@ -193,10 +208,13 @@ rpc_topo() {
 	wait_port rs $RPC_PORT
 }
 
-# rpc_policy LOCALITY CCA: the client's CCA for the server, by ccactl policy
+# rpc_policy LOCALITY CCA [WORDS...]: the client's CCA for the server, by
+# ccactl policy; WORDS (param NAME=VALUE ...) go into the rule
 rpc_policy() {
-	"$CCACTL" -n rc scope add "$SERVER_IP/32" locality "$1" region 2
-	"$CCACTL" -n rc policy set locality "$1" cca "$2" >/dev/null
+	local loc=$1 cca=$2
+	shift 2
+	"$CCACTL" -n rc scope add "$SERVER_IP/32" locality "$loc" region 2
+	"$CCACTL" -n rc policy set locality "$loc" cca "$cca" "$@" >/dev/null
 }
 
 # ---- xregion-rpc ----------------------------------------------------------------------
@@ -229,11 +247,17 @@ part_xregion_rpc() {
 	local rep cca
 	load_ccaas tcp_cca_dctcp tcp_cca_xregion
 	modprobe -a sch_htb sch_red sch_netem tcp_bbr
+	echo "xregion-rpc: cca_xregion's rule: '$XR_XREGION_RULE'"
 	for rep in $(seq "$RPC_REPS"); do
 		for cca in $XR_CCAS; do
 			rpc_topo
 			xr_path
-			rpc_policy xregion "$cca"
+			if [ "$cca" = cca_xregion ]; then
+				# shellcheck disable=SC2086 # words of the rule
+				rpc_policy xregion "$cca" $XR_XREGION_RULE
+			else
+				rpc_policy xregion "$cca"
+			fi
 			rpc_run xregion-rpc wan "$cca" "$rep" "$XR_SECS" "$XR_BULK" "$XR_OBJ" \
 				"$XR_RPC_RATE" "$XR_CONNS" 1 "$XR_REQ" "$XR_RESP" rr eth1
 		done
