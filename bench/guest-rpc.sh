@@ -53,7 +53,16 @@ XR_RESP=4000			# answer bytes (they come back over the netem)
 DR_CCAS=${BENCH_DR_CCAS:-cubic dctcp cca_dctcp cca_dcndelay}
 DR_CASES=${BENCH_DR_CASES:-marked unmarked}
 DR_RATE=${BENCH_DR_RATE:-20}	# Mbit/s at the bottleneck
-DR_DELAY_US=${BENCH_DR_DELAY_US:-0}	# netem on the return path (0: none): TCG alone gives 0.2-0.3 ms
+# netem on the return path, us. 0: none, the emulated stack alone gives a
+# base RTT of 0.2-0.4 ms, the least TCG allows; but at 20 Mbit/s that is a
+# bandwidth-delay product of under one packet, where every CCA sits at its
+# 2-packet floor and nothing tells them apart. 10 ms: the region's path
+# slowed down in time (a real region's 100-200 us at 10-25 Gbit/s carries
+# 80-600 packets; 10 ms at 20 Mbit/s, 17, as tests/vm/73-hostcn.sh chose),
+# so that four bulk flows at their floor need no queue and the CCAs'
+# control of the queue shows. cca_dcndelay's target RTT is then the path's
+# min RTT + 1/4 (its floor), not the region's 125 us.
+DR_DELAY_US=${BENCH_DR_DELAY_US:-10000}
 DR_SECS=${BENCH_DR_SECS:-15}
 DR_BULK=${BENCH_DR_BULK:-4}
 DR_OBJ=${BENCH_DR_OBJ:-1000000}
@@ -309,13 +318,19 @@ part_dcndelay_region() {
 	local case rep cca
 	load_ccaas tcp_cca_dctcp tcp_cca_dcndelay
 	modprobe -a sch_htb sch_red sch_netem tcp_dctcp
+	# the cases' names carry the added delay: marked-10ms, unmarked-0ms
+	if [ $((DR_DELAY_US % 1000)) = 0 ]; then
+		DR_BASE=$((DR_DELAY_US / 1000))ms
+	else
+		DR_BASE=${DR_DELAY_US}us
+	fi
 	for case in $DR_CASES; do
 		for rep in $(seq "$RPC_REPS"); do
 			for cca in $DR_CCAS; do
 				rpc_topo
 				dr_path "$case"
 				rpc_policy region "$cca"
-				rpc_run dcndelay-region "$case" "$cca" "$rep" "$DR_SECS" "$DR_BULK" \
+				rpc_run dcndelay-region "$case-$DR_BASE" "$cca" "$rep" "$DR_SECS" "$DR_BULK" \
 					"$DR_OBJ" "$DR_RPC_RATE" "$DR_CONNS" "$DR_FANIN" "$DR_REQ" \
 					"$DR_RESP" "$DR_QNS" "$DR_QDEV"
 			done
