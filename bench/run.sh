@@ -148,7 +148,7 @@ for k in $kvers; do
 			# migrate: up to 100 000 connections, both ends in the guest
 			limit=300 mem=1024
 			[ "$part" != transient ] || limit=900
-			# application parts: about 6 and 11 minutes of guest time
+			# application parts: about 6 and 13 minutes of guest time
 			case "$part" in xregion-rpc | dcndelay-region) limit=900 ;; esac
 			[ "$part" != migrate ] || limit=1200 mem=3072
 			PATH=$path "$root/scripts/vm-run.sh" -q -t "$limit" -m "$mem" -d "$run" \
