@@ -12,7 +12,8 @@
 #   $RESULTS/<part>/<case>-<cca>-<rep>.probe   unloaded RPCs before the load
 #   $RESULTS/<part>/<case>-<cca>-<rep>.qlen    bottleneck backlog samples
 #   $RESULTS/<part>/<case>-<cca>-<rep>.qdisc   tc -s of the qdiscs at the end
-# and one line "BENCH <part> case= cca= rep= ..." of counters; bench/rpc.py
+# and one line "BENCH <part> case= cca= rep= rate_mbit= ..." of counters
+# (rate_mbit: the bottleneck's rate, RPC_RATE_MBIT); bench/rpc.py
 # makes the tables and CDFs from these on the host.
 #
 # Environment (run.sh): BENCH_RPC (rpc.c's binary); optional BENCH_RPC_REPS
@@ -186,7 +187,7 @@ rpc_run() {
 	} >"$base.qdisc"
 	# shellcheck disable=SC2086 # the words of one summary line
 	emit "$part" case="$case" cca="$cca" rep="$rep" ${out#rpc } \
-		bulk_ccas="${ccas%,}" retrans="$retrans" sent_segs="$sent" ce_acked="$ce" \
+		rate_mbit="$RPC_RATE_MBIT" bulk_ccas="${ccas%,}" retrans="$retrans" sent_segs="$sent" ce_acked="$ce" \
 		retrans_all="$(nstat_delta rc /tmp/rpc.nstat0 TcpRetransSegs)" \
 		drops=$((${c0% *} - ${w0% *})) marks=$((${c0#* } - ${w0#* })) \
 		tor_drops=$((${c1% *} - ${w1% *})) tor_marks=$((${c1#* } - ${w1#* })) \
@@ -257,6 +258,7 @@ part_xregion_rpc() {
 	load_ccaas tcp_cca_dctcp tcp_cca_xregion
 	modprobe -a sch_htb sch_red sch_netem tcp_bbr
 	echo "xregion-rpc: cca_xregion's rule: '$XR_XREGION_RULE'"
+	RPC_RATE_MBIT=$XR_RATE
 	for rep in $(seq "$RPC_REPS"); do
 		for cca in $XR_CCAS; do
 			rpc_topo
@@ -318,6 +320,7 @@ part_dcndelay_region() {
 	local case rep cca
 	load_ccaas tcp_cca_dctcp tcp_cca_dcndelay
 	modprobe -a sch_htb sch_red sch_netem tcp_dctcp
+	RPC_RATE_MBIT=$DR_RATE
 	# the cases' names carry the added delay: marked-10ms, unmarked-0ms
 	if [ $((DR_DELAY_US % 1000)) = 0 ]; then
 		DR_BASE=$((DR_DELAY_US / 1000))ms

@@ -248,6 +248,16 @@ def main(top):
             print()
             print("ratios, per repetition, median [lowest-highest]:")
             print(table(["peer / ours"] + [t for t, _ in RATIOS], rrows))
+        # goodput far below the bottleneck's rate: the guest's CPU (a host
+        # crowded with other guests), not the path, set the pace
+        starved = ["%s rep %s (%.1f of %s Mbit/s)" % (
+            c, r["rep"], r["goodput"], r["rate_mbit"])
+            for c, rs in per_cca.items() for r in rs
+            if "rate_mbit" in r and r["goodput"] < 0.5 * f(r, "rate_mbit")]
+        if starved:
+            print("bulk goodput under half the bottleneck's rate (the "
+                  "emulator, not the path, was the limit): " +
+                  ", ".join(starved))
         unf = {c: sum(r["unf"] for r in rs) for c, rs in per_cca.items()}
         if any(unf.values()):
             print("RPCs unfinished at the end (counted with their wait): %s" %
