@@ -10,12 +10,18 @@
 #   transient the throughput dip of a bulk flow migrated mid-transfer
 #   scale     the selector at 10, 100, 1 000 rules; memory per prefix and
 #             per policy generation, against the FIB
+#   xregion-rpc      RPC latency and checkpoint times across a WAN bottleneck
+#                    on cubic, bbr and cca_xregion (bench/guest-rpc.sh)
+#   dcndelay-region  RPC fan-in beside bulk flows inside a region on cubic,
+#                    dctcp, cca_dctcp and cca_dcndelay (bench/guest-rpc.sh)
 #
 # Environment (set by run.sh): CCAAS_ROOT, CCAAS_KO_DIR, CCACTL, BENCH_KO
 # (ccaas_bench.ko), BENCH_TOOL (conntool), BENCH_DATA (gen_data.py output),
 # RESULTS; optional BENCH_ROUNDS, BENCH_CONNECTS, BENCH_REPEATS,
 # BENCH_MIG_SIZES; for transient BENCH_TRANSIENT (transient.c's binary) and
-# optional BENCH_TR_GROUPS, BENCH_TR_RATE, BENCH_TR_REPS, BENCH_TR_GAP.
+# optional BENCH_TR_GROUPS, BENCH_TR_RATE, BENCH_TR_REPS, BENCH_TR_GAP; for
+# xregion-rpc and dcndelay-region BENCH_RPC (rpc.c's binary) and the
+# optional settings that bench/guest-rpc.sh lists.
 #
 # Every figure is one line "BENCH <part> key=value ..." on stdout and in
 # $RESULTS/bench.txt; bench/report.py makes the tables.
@@ -507,8 +513,14 @@ lookup | selector | migrate | perack | ccalog | transient | scale)
 	crng_ready
 	"part_$1"
 	;;
+xregion-rpc | dcndelay-region)
+	# shellcheck source=bench/guest-rpc.sh
+	. "$CCAAS_ROOT/bench/guest-rpc.sh"
+	crng_ready
+	"part_${1//-/_}"
+	;;
 *)
-	echo "usage: guest.sh lookup|selector|migrate|perack|ccalog|transient|scale" >&2
+	echo "usage: guest.sh lookup|selector|migrate|perack|ccalog|transient|scale|xregion-rpc|dcndelay-region" >&2
 	exit 2
 	;;
 esac

@@ -9,10 +9,12 @@
 #   -M MODES   icount (qemu -icount shift=0,sleep=off: figures are guest
 #              instructions), wall (plain TCG: emulated time); default both
 #   -p PARTS   lookup, selector, migrate, perack, ccalog, transient, scale,
-#              incast; default all. incast runs tests/vm/72-incast.sh
-#              BENCH_INCAST_RUNS times (default 5) per kernel, in emulated
-#              time only, and prints its p99s with their spread
-#              (bench/incast.py)
+#              incast, xregion-rpc, dcndelay-region; default all. incast
+#              runs tests/vm/72-incast.sh BENCH_INCAST_RUNS times (default
+#              5) per kernel, in emulated time only, and prints its p99s
+#              with their spread (bench/incast.py). xregion-rpc and
+#              dcndelay-region (application load, bench/rpc.py's tables and
+#              CDF plots) run in wall mode only: icount skips them
 #   -o DIR     where the runs go (default: a new directory under
 #              ${CCAAS_ARTIFACTS:-/tmp/ccaas-artifacts})
 #
@@ -34,7 +36,8 @@ usage() {
 	exit 2
 }
 
-kvers="" modes="icount wall" parts="lookup selector migrate perack ccalog transient scale incast" out=""
+kvers="" modes="icount wall" out=""
+parts="lookup selector migrate perack ccalog transient scale incast xregion-rpc dcndelay-region"
 while getopts "k:M:p:o:h" opt; do
 	case "$opt" in
 	k) kvers=${OPTARG//,/ } ;;
@@ -60,6 +63,14 @@ mkdir -p "$bdir"
 make -s ccactl
 gcc -O2 -Wall -Wextra -o "$bdir/conntool" "$bench/conntool.c"
 gcc -O2 -Wall -Wextra -pthread -o "$bdir/transient" "$bench/transient.c"
+gcc -O2 -Wall -Wextra -pthread -o "$bdir/rpc" "$bench/rpc.c" -lm
+# the application parts' settings (bench/guest-rpc.sh) reach the guest
+rpc_env=()
+for v in $(compgen -e); do
+	case $v in
+	BENCH_RPC_REPS | BENCH_XR_* | BENCH_DR_*) rpc_env+=(-e "$v=${!v}") ;;
+	esac
+done
 python3 "$bench/gen_data.py" "$bdir/data"
 for k in $kvers; do
 	k=$(ccaas_resolve_kver "$k")
@@ -121,12 +132,24 @@ for k in $kvers; do
 		esac
 		for part in $parts; do
 			[ "$part" != incast ] || continue
+			# application load: its latencies need the guest's timers to
+			# run in real (emulated) time; under icount with sleep=off
+			# the clock jumps over idle time, so a wait for a packet
+			# would measure instructions, not the path
+			case "$mode:$part" in
+			icount:xregion-rpc | icount:dcndelay-region)
+				echo "bench: $k icount $part skipped (wall mode only)" >&2
+				continue
+				;;
+			esac
 			run=$out/$(ccaas_short_kver "$k")-$mode-$part
 			echo "bench: $k $mode $part -> $run" >&2
 			# transient: two flows of about 30 s of guest time each
 			# migrate: up to 100 000 connections, both ends in the guest
 			limit=300 mem=1024
 			[ "$part" != transient ] || limit=900
+			# application parts: about 6 and 13 minutes of guest time
+			case "$part" in xregion-rpc | dcndelay-region) limit=900 ;; esac
 			[ "$part" != migrate ] || limit=1200 mem=3072
 			PATH=$path "$root/scripts/vm-run.sh" -q -t "$limit" -m "$mem" -d "$run" \
 				-e "CCAAS_ROOT=$root" -e "CCAAS_KO_DIR=$root/build/$k" \
@@ -134,6 +157,7 @@ for k in $kvers; do
 				-e "BENCH_KO=$bdir/$k/ccaas_bench.ko" \
 				-e "BENCH_TOOL=$bdir/conntool" -e "BENCH_DATA=$bdir/data" \
 				-e "BENCH_TRANSIENT=$bdir/transient" \
+				-e "BENCH_RPC=$bdir/rpc" ${rpc_env[@]+"${rpc_env[@]}"} \
 				-e "BENCH_ROUNDS=$rounds" -e "BENCH_CONNECTS=$connects" \
 				-e "BENCH_MIG_SIZES=${BENCH_MIG_SIZES:-1000 10000 100000}" \
 				"$k" -- "$bench/guest.sh" "$part" ||
@@ -148,6 +172,15 @@ done
 python3 "$bench/report.py" "$out" | tee "$out/report.txt"
 case " $parts " in
 *" incast "*) python3 "$bench/incast.py" "$out" | tee -a "$out/report.txt" ;;
+esac
+# the application parts: tables into the report, CDF plots beside it
+case " $parts " in
+*" xregion-rpc "* | *" dcndelay-region "*)
+	# (through a file: a pipe into tee would hide rpc.py's status)
+	python3 "$bench/rpc.py" "$out" >"$out/rpc-report.txt" || failed=1
+	tee -a "$out/report.txt" <"$out/rpc-report.txt"
+	python3 "$bench/plot_rpc.py" "$out" || failed=1
+	;;
 esac
 # the scaling curves (migrate, lookup, scale) as PNG files beside the report
 python3 "$bench/plot.py" "$out" || failed=1
