@@ -487,14 +487,22 @@ static void xr_grow(struct sock *sk, struct cca_xregion *ca, u32 acked)
 	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
 }
 
-/* The pacing rate for the current cwnd and srtt, at the mode's gain. */
+/*
+ * The pacing rate for the current srtt, at the mode's gain: of cwnd in
+ * INC, of the target window in DEC. PRR already holds what DEC sends to
+ * about the target per round trip (target / cwnd of what is delivered),
+ * so a rate that followed PRR's cwnd on its way down would only lower a
+ * cap that does not bind; one of the target caps the same bursts and
+ * stays put for the round, with no update per ACK.
+ */
 static __always_inline void xr_pace(struct sock *sk,
 				    const struct cca_xregion *ca, u32 unit)
 {
 	u32 gain = ca->mode == XR_SS ? pacing_ss_gain :
 		   ccaas_sock_param(sk, XR_P_PACING_GAIN, pacing_gain);
 
-	ccaas_pacing_set(sk, unit, tcp_snd_cwnd(tcp_sk(sk)), gain);
+	ccaas_pacing_set(sk, unit, xr_in_dec(ca) ? ca->prr.target :
+				   tcp_snd_cwnd(tcp_sk(sk)), gain);
 }
 
 /*
@@ -581,27 +589,29 @@ static noinline void xr_cong_control_full(struct sock *sk,
 /*
  * The per-ACK fast path: an ACK within a round (no round end), in Open,
  * Disorder or CWR with no reduction asked for (neither ssthresh() called
- * nor Recovery or Loss now or at the last ACK), and in CA with no new
- * signal in the rate sample and Cubic's increments valid, or in DEC. It
- * does what xr_cong_control_full() would do for such an ACK, in a
- * straight line, without calls; every other ACK goes there.
+ * nor Recovery or Loss now or at the last ACK), and either in DEC, or in
+ * SS or CA with no new signal in the rate sample, slow start staying
+ * below ssthresh and Cubic's increments valid. It does what
+ * xr_cong_control_full() would do for such an ACK, in a straight line,
+ * without calls; every other ACK goes there.
  *
- * One difference: the pacing rate is set only when cwnd changed, and at
- * the end of every round (in xr_cong_control_full()), where the full path
- * sets it on every ACK. With cwnd unchanged, only srtt can move the rate,
- * and that by an EWMA of gain 1/8 per RTT sample: a round's worth of
- * samples moves the rate by a few percent at most, which the gain's
- * margin covers, and the rate follows at the next change of cwnd or at
- * the round's end. A lower SO_MAX_PACING_RATE applies at once (the stack
- * caps sk_pacing_rate when the option is set), a higher one from the next
- * update. It saves a 64-bit division and a write the pacing qdisc reads
- * per ACK.
+ * One difference: the pacing rate is set only when the window it follows
+ * changed (xr_pace()), and at the end of every round (in
+ * xr_cong_control_full()), where the full path sets it on every ACK.
+ * With that window unchanged, only srtt can move the rate, and that by an
+ * EWMA of gain 1/8 per RTT sample: a round's samples move it by a few
+ * percent at most, which the gain's margin covers, and the rate follows
+ * at the next change of the window or at the round's end. A lower
+ * SO_MAX_PACING_RATE applies at once (the stack caps sk_pacing_rate when
+ * the option is set), a higher one from the next update. This saves a
+ * 64-bit division and a write the pacing qdisc reads on most ACKs.
  */
 static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 {
 	struct cca_xregion *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 cwnd = tcp_snd_cwnd(tp);
+	u32 cwnd = tcp_snd_cwnd(tp), acked = rs->acked_sacked;
+	bool grow;
 
 	if (unlikely(ccaas_round_over(&ca->round, tp) ||
 		     inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
@@ -609,20 +619,39 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 		goto full;
 
 	if (xr_in_dec(ca)) {
-		tcp_snd_cwnd_set(tp, max(ccaas_prr_cwnd(&ca->prr, tp, rs->acked_sacked),
+		/* the rate follows the target: nothing else changes */
+		tcp_snd_cwnd_set(tp, max(ccaas_prr_cwnd(&ca->prr, tp, acked),
 					 XR_MIN_CWND));
-	} else {
-		if (ca->mode != XR_CA ||
-		    (rs->delivered > 0 && xr_sample_fresh(ca, rs) &&
-		     rs->delivered_ce > 0))
-			goto full;
-		if (rs->acked_sacked && tcp_is_cwnd_limited(sk)) {
+		return;
+	}
+
+	if (rs->delivered > 0 && xr_sample_fresh(ca, rs) &&
+	    rs->delivered_ce > 0)
+		goto full;	/* a signal */
+	grow = acked && tcp_is_cwnd_limited(sk);
+	if (ca->mode == XR_CA) {
+		if (grow) {
 			if (!ccaas_cubic_prepared(&ca->cubic, (u32)tp->tcp_mstamp))
 				goto full;
-			tcp_snd_cwnd_set(tp, min(xr_ca_step(sk, ca, cwnd,
-							    rs->acked_sacked),
+			tcp_snd_cwnd_set(tp, min(xr_ca_step(sk, ca, cwnd, acked),
 						 tp->snd_cwnd_clamp));
 		}
+	} else if (ca->mode == XR_SS) {
+		/* slow start that ends here: the full path */
+		if (grow && (!tcp_in_slow_start(tp) ||
+			     cwnd + acked >= tp->snd_ssthresh))
+			goto full;
+		if (rs->rtt_us > 0) {
+			ca->ss.rtt_min_us = min_t(u32, ca->ss.rtt_min_us,
+						  rs->rtt_us);
+			ca->ss.samples++;
+		}
+		/* what tcp_slow_start() does below ssthresh */
+		if (grow)
+			tcp_snd_cwnd_set(tp, min(cwnd + acked,
+						 tp->snd_cwnd_clamp));
+	} else {
+		goto full;
 	}
 	if (tcp_snd_cwnd(tp) != cwnd)
 		xr_pace(sk, ca, ccaas_pacing_unit(tp));
