@@ -588,10 +588,10 @@ static noinline void xr_cong_control_full(struct sock *sk,
 
 /*
  * The per-ACK fast path: an ACK within a round (no round end), in Open,
- * Disorder or CWR with no reduction asked for (neither ssthresh() called
- * nor Recovery or Loss now or at the last ACK), and either in DEC, or in
- * SS or CA with no new signal in the rate sample, slow start staying
- * below ssthresh and Cubic's increments valid. It does what
+ * Disorder or CWR (neither Recovery nor Loss now or at the last ACK), with
+ * no reduction asked for that is not already under way or explained by
+ * marks, and either in DEC, or in SS or CA with no new signal in the rate
+ * sample, slow start staying below ssthresh and Cubic's increments valid. It does what
  * xr_cong_control_full() would do for such an ACK, in a straight line,
  * without calls; every other ACK goes there.
  *
@@ -615,8 +615,20 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 
 	if (unlikely(ccaas_round_over(&ca->round, tp) ||
 		     inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
-		     ca->reduce || ca->recovering))
-		goto full;
+		     ca->reduce || ca->recovering)) {
+		if (ccaas_round_over(&ca->round, tp) ||
+		    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
+		    ca->recovering)
+			goto full;
+		/*
+		 * ssthresh() was called (an ECE's CWR) in DEC, or on an ACK
+		 * whose sample has marks: the full path only clears the flag,
+		 * or takes the marks for a signal, which it checks below.
+		 */
+		if (!xr_in_dec(ca) && rs->delivered_ce <= 0)
+			goto full;
+		ca->reduce = 0;
+	}
 
 	if (xr_in_dec(ca)) {
 		/* the rate follows the target: nothing else changes */
@@ -631,10 +643,15 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	grow = acked && tcp_is_cwnd_limited(sk);
 	if (ca->mode == XR_CA) {
 		if (grow) {
+			u32 next;
+
 			if (!ccaas_cubic_prepared(&ca->cubic, (u32)tp->tcp_mstamp))
 				goto full;
-			tcp_snd_cwnd_set(tp, min(xr_ca_step(sk, ca, cwnd, acked),
-						 tp->snd_cwnd_clamp));
+			/* most ACKs only count towards the next packet */
+			next = xr_ca_step(sk, ca, cwnd, acked);
+			if (next == cwnd)
+				return;
+			tcp_snd_cwnd_set(tp, min(next, tp->snd_cwnd_clamp));
 		}
 	} else if (ca->mode == XR_SS) {
 		/* slow start that ends here: the full path */
