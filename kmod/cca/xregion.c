@@ -83,10 +83,11 @@
  * Pacing: sk_pacing_rate = gain * cwnd * mss / srtt, capped by
  * SO_MAX_PACING_RATE, with gain pacing_ss_gain (200 %) in SS and
  * pacing_gain (120 %) otherwise, the stack's own defaults; init() asks the
- * stack to pace (SK_PACING_NEEDED) in case no fq qdisc does it. The rate
- * is set again when cwnd changes and at the end of every round (see
- * cong_control()), at one division each time, where the stack spends one
- * on every ACK for other CCAs.
+ * stack to pace (SK_PACING_NEEDED) in case no fq qdisc does it. In DEC the
+ * window paced at is the target's (xr_pace()). The rate is set again when
+ * that window changes and at the end of every round (see cong_control()),
+ * at one division each time, where the stack spends one on every ACK for
+ * other CCAs.
  *
  * Initial window: 100 packets (init_cwnd), as 10 would take several
  * long round trips to open. Precedence: the policy rule's init_cwnd knob
@@ -591,9 +592,9 @@ static noinline void xr_cong_control_full(struct sock *sk,
  * Disorder or CWR (neither Recovery nor Loss now or at the last ACK), with
  * no reduction asked for that is not already under way or explained by
  * marks, and either in DEC, or in SS or CA with no new signal in the rate
- * sample, slow start staying below ssthresh and Cubic's increments valid. It does what
- * xr_cong_control_full() would do for such an ACK, in a straight line,
- * without calls; every other ACK goes there.
+ * sample, slow start staying below ssthresh and Cubic's increments valid.
+ * It does what xr_cong_control_full() would do for such an ACK, in a
+ * straight line, without calls; every other ACK goes there.
  *
  * One difference: the pacing rate is set only when the window it follows
  * changed (xr_pace()), and at the end of every round (in
