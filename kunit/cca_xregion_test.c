@@ -638,6 +638,48 @@ static void xr_paces_from_cwnd_and_srtt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate, 2000000UL);
 }
 
+/*
+ * Within a round the rate is set again only when the window it follows
+ * changes, and at every round's end; in DEC it follows the target.
+ */
+static void xr_pacing_follows_window_and_rounds(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+	unsigned long rate;
+	u32 target;
+	int i;
+
+	/* CA at cwnd 100, not cwnd-limited (no growth): 1.2 MB/s. */
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	f->tp->is_cwnd_limited = 0;
+	send(f, 100);
+	ack(f, 1);			/* ends the round init() began */
+	KUNIT_ASSERT_EQ(test, tcp_snd_cwnd(f->tp), 100U);
+	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate, 1200000UL);
+
+	/* srtt doubles: the rate follows at the round's end, not before. */
+	f->tp->srtt_us = (2 * XT_RTT_US) << 3;
+	for (i = 0; i < 98; i++)
+		ack(f, 1);
+	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate, 1200000UL);
+	ack(f, 1);
+	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate, 600000UL);
+
+	/* DEC: the target's rate at once, kept while PRR brings cwnd down. */
+	send(f, 100);
+	ack_rs(f, 1, 1, 100, 100);
+	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_DEC_ECN);
+	target = info_of(test, f).dctcp_ab_ecn / XT_MSS;
+	KUNIT_EXPECT_LT(test, target, 100U);
+	rate = (unsigned long)target * 5000 * 120 / 100;
+	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate, rate);
+	for (i = 0; i < 10; i++)
+		ack(f, 1);
+	KUNIT_EXPECT_LT(test, tcp_snd_cwnd(f->tp), 99U);
+	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate, rate);
+}
+
 /* Growth over one round in CA, from cwnd 100, with a given boost. */
 /* Growth over one window of ACKs in CA, from cwnd 1000, with a boost. */
 static u32 ca_round_growth(struct kunit *test, struct xr_fixture *f, u32 boost)
@@ -1148,6 +1190,7 @@ static struct kunit_case cca_xregion_cases[] = {
 	KUNIT_CASE(xr_back_to_back_recovery_cuts_again),
 	KUNIT_CASE(xr_loss_in_ecn_dec_takes_lower_target),
 	KUNIT_CASE(xr_paces_from_cwnd_and_srtt),
+	KUNIT_CASE(xr_pacing_follows_window_and_rounds),
 	KUNIT_CASE(xr_boost_adds_while_marks_sparse),
 	KUNIT_CASE(xr_no_boost_when_marks_not_sparse),
 	KUNIT_CASE(xr_local_congestion_reduces_through_prr),

@@ -83,9 +83,11 @@
  * Pacing: sk_pacing_rate = gain * cwnd * mss / srtt, capped by
  * SO_MAX_PACING_RATE, with gain pacing_ss_gain (200 %) in SS and
  * pacing_gain (120 %) otherwise, the stack's own defaults; init() asks the
- * stack to pace (SK_PACING_NEEDED) in case no fq qdisc does it.
- * <ccaas/pacing.h> costs one division per ACK, the one the stack would
- * have spent on the same update.
+ * stack to pace (SK_PACING_NEEDED) in case no fq qdisc does it. In DEC the
+ * window paced at is the target's (xr_pace()). The rate is set again when
+ * that window changes and at the end of every round (see cong_control()),
+ * at one division each time, where the stack spends one on every ACK for
+ * other CCAs.
  *
  * Initial window: 100 packets (init_cwnd), as 10 would take several
  * long round trips to open. Precedence: the policy rule's init_cwnd knob
@@ -240,7 +242,7 @@ struct cca_xregion {
 	u32 prior_rcv_nxt;		/* receiver: rcv_nxt at last CE flip */
 	u16 alpha;			/* marked fraction, 1/1024 */
 	u8 mode;			/* XR_* */
-	u8 prev_ca_state:3,		/* icsk_ca_state at the last ACK */
+	u8 recovering:1,		/* the last ACK was in Recovery or Loss */
 	   ce_state:1,			/* receiver: last data packet had CE */
 	   sparse:1,			/* last round's marks were sparse */
 	   stale:1,			/* samples may predate a DEC or RTO */
@@ -422,11 +424,39 @@ static noinline void xr_round_end_logged(struct sock *sk,
 	ccaas_log_rtt(sk, &done, ca->alpha, 0, ca->mode);
 }
 
+/*
+ * Growth in CA from @cwnd for @acked packets, Cubic's state prepared
+ * (ccaas_cubic_prepare()): Cubic, and the boost, inc_boost packets per
+ * cwnd acked (i.e. per RTT) while the last round's marks were sparse.
+ * Return: the new cwnd, before the clamp.
+ */
+static __always_inline u32 xr_ca_step(struct sock *sk, struct cca_xregion *ca,
+				      u32 cwnd, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 boost;
+
+	cwnd += ccaas_cubic_count(&ca->cubic, &xr_cubic_cfg, cwnd, acked);
+	if (!ca->sparse)
+		return cwnd;
+	boost = ccaas_sock_param(sk, XR_P_INC_BOOST, inc_boost);
+	if (boost) {
+		tp->snd_cwnd_cnt += acked * min(boost, XR_INC_BOOST_MAX);
+		if (tp->snd_cwnd_cnt >= cwnd) {
+			u32 n = tp->snd_cwnd_cnt / cwnd;
+
+			tp->snd_cwnd_cnt -= n * cwnd;
+			cwnd += n;
+		}
+	}
+	return cwnd;
+}
+
 /* Growth in INC for @acked packets. */
 static void xr_grow(struct sock *sk, struct cca_xregion *ca, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 cwnd, boost;
+	u32 cwnd;
 
 	if (ca->mode == XR_SS) {
 		/*
@@ -456,31 +486,44 @@ static void xr_grow(struct sock *sk, struct cca_xregion *ca, u32 acked)
 	} else {
 		u32 min_rtt = tcp_min_rtt(tp);
 
-		cwnd += ccaas_cubic_grow(&ca->cubic, &xr_cubic_cfg, cwnd, acked,
-					 (u32)tp->tcp_mstamp,
-					 min_rtt == ~0U ? 0 : min_rtt);
-		/* boost packets per cwnd acked, i.e. per RTT */
-		boost = ccaas_sock_param(sk, XR_P_INC_BOOST, inc_boost);
-		if (ca->sparse && boost) {
-			tp->snd_cwnd_cnt += acked * min(boost, XR_INC_BOOST_MAX);
-			if (tp->snd_cwnd_cnt >= cwnd) {
-				u32 n = tp->snd_cwnd_cnt / cwnd;
-
-				tp->snd_cwnd_cnt -= n * cwnd;
-				cwnd += n;
-			}
-		}
+		ccaas_cubic_prepare(&ca->cubic, &xr_cubic_cfg, cwnd,
+				    (u32)tp->tcp_mstamp,
+				    min_rtt == ~0U ? 0 : min_rtt);
+		cwnd = xr_ca_step(sk, ca, cwnd, acked);
 	}
 	tcp_snd_cwnd_set(tp, min(cwnd, tp->snd_cwnd_clamp));
 }
 
-static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
+/*
+ * The pacing rate for the current srtt, at the mode's gain: of cwnd in
+ * INC, of the target window in DEC. PRR already holds what DEC sends to
+ * about the target per round trip (target / cwnd of what is delivered),
+ * so a rate that followed PRR's cwnd on its way down would only lower a
+ * cap that does not bind; one of the target caps the same bursts and
+ * stays put for the round, with no update per ACK.
+ */
+static __always_inline void xr_pace(struct sock *sk,
+				    const struct cca_xregion *ca, u32 unit)
+{
+	u32 gain = ca->mode == XR_SS ? pacing_ss_gain :
+		   ccaas_sock_param(sk, XR_P_PACING_GAIN, pacing_gain);
+
+	ccaas_pacing_set(sk, unit, xr_in_dec(ca) ? ca->prr.target :
+				   tcp_snd_cwnd(tcp_sk(sk)), gain);
+}
+
+/*
+ * Every ACK's work, in full: cong_control() hands over the ACKs its fast
+ * path does not cover (see there), which also run through here
+ * unchanged. Out of line, so that the fast path keeps its few registers.
+ */
+static noinline void xr_cong_control_full(struct sock *sk,
+					  const struct rate_sample *rs)
 {
 	struct cca_xregion *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
 	u8 ca_state = inet_csk(sk)->icsk_ca_state;
-	u32 unit = ccaas_pacing_unit(tp);	/* the one division per ACK */
-	u32 gain;
+	u32 unit = ccaas_pacing_unit(tp);
 
 	/*
 	 * RTT samples for the delay-rise check, in slow start only. rs->rtt_us
@@ -507,8 +550,7 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 	 * goes Recovery -> Open -> Recovery within one ACK, and calls
 	 * ssthresh()). A loss, whatever DEC is doing.
 	 */
-	if (ca_state == TCP_CA_Recovery &&
-	    (ca->prev_ca_state < TCP_CA_Recovery || ca->reduce)) {
+	if (ca_state == TCP_CA_Recovery && (!ca->recovering || ca->reduce)) {
 		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 		if (ca->mode != XR_DEC_LOSS)
 			xr_enter_dec(sk, ca, XR_DEC_LOSS);
@@ -533,7 +575,7 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 		ccaas_log_note(&ca->round, CCAAS_ROUND_LOSS);
 		xr_enter_dec(sk, ca, XR_DEC_LOSS);
 	}
-	ca->prev_ca_state = ca_state;
+	ca->recovering = ca_state >= TCP_CA_Recovery;
 	ca->reduce = 0;
 
 	/*
@@ -548,9 +590,98 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 		 tcp_is_cwnd_limited(sk))
 		xr_grow(sk, ca, rs->acked_sacked);
 
-	gain = ca->mode == XR_SS ? pacing_ss_gain :
-	       ccaas_sock_param(sk, XR_P_PACING_GAIN, pacing_gain);
-	ccaas_pacing_set(sk, unit, tcp_snd_cwnd(tp), gain);
+	xr_pace(sk, ca, unit);
+}
+
+/*
+ * The per-ACK fast path: an ACK within a round (no round end), in Open,
+ * Disorder or CWR (neither Recovery nor Loss now or at the last ACK), with
+ * no reduction asked for that is not already under way or explained by
+ * marks, and either in DEC, or in SS or CA with no new signal in the rate
+ * sample, slow start staying below ssthresh and Cubic's increments valid.
+ * It does what xr_cong_control_full() would do for such an ACK, in a
+ * straight line, without calls; every other ACK goes there.
+ *
+ * One difference: the pacing rate is set only when the window it follows
+ * changed (xr_pace()), and at the end of every round (in
+ * xr_cong_control_full()), where the full path sets it on every ACK.
+ * With that window unchanged, only srtt can move the rate, and that by an
+ * EWMA of gain 1/8 per RTT sample: a round's samples move it by a few
+ * percent at most, which the gain's margin covers, and the rate follows
+ * at the next change of the window or at the round's end. A lower
+ * SO_MAX_PACING_RATE applies at once (the stack caps sk_pacing_rate when
+ * the option is set), a higher one from the next update. This saves a
+ * 64-bit division and a write the pacing qdisc reads on most ACKs.
+ */
+static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
+{
+	struct cca_xregion *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), acked = rs->acked_sacked;
+	bool grow;
+
+	if (unlikely(ccaas_round_over(&ca->round, tp) ||
+		     inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
+		     ca->reduce || ca->recovering)) {
+		if (ccaas_round_over(&ca->round, tp) ||
+		    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
+		    ca->recovering)
+			goto full;
+		/*
+		 * ssthresh() was called (an ECE's CWR) in DEC, or on an ACK
+		 * whose sample has marks: the full path only clears the flag,
+		 * or takes the marks for a signal, which it checks below.
+		 */
+		if (!xr_in_dec(ca) && rs->delivered_ce <= 0)
+			goto full;
+		ca->reduce = 0;
+	}
+
+	if (xr_in_dec(ca)) {
+		/* the rate follows the target: nothing else changes */
+		tcp_snd_cwnd_set(tp, max(ccaas_prr_cwnd(&ca->prr, tp, acked),
+					 XR_MIN_CWND));
+		return;
+	}
+
+	if (rs->delivered > 0 && xr_sample_fresh(ca, rs) &&
+	    rs->delivered_ce > 0)
+		goto full;	/* a signal */
+	grow = acked && tcp_is_cwnd_limited(sk);
+	if (ca->mode == XR_CA) {
+		if (grow) {
+			u32 next;
+
+			if (!ccaas_cubic_prepared(&ca->cubic, (u32)tp->tcp_mstamp))
+				goto full;
+			/* most ACKs only count towards the next packet */
+			next = xr_ca_step(sk, ca, cwnd, acked);
+			if (next == cwnd)
+				return;
+			tcp_snd_cwnd_set(tp, min(next, tp->snd_cwnd_clamp));
+		}
+	} else if (ca->mode == XR_SS) {
+		/* slow start that ends here: the full path */
+		if (grow && (!tcp_in_slow_start(tp) ||
+			     cwnd + acked >= tp->snd_ssthresh))
+			goto full;
+		if (rs->rtt_us > 0) {
+			ca->ss.rtt_min_us = min_t(u32, ca->ss.rtt_min_us,
+						  rs->rtt_us);
+			ca->ss.samples++;
+		}
+		/* what tcp_slow_start() does below ssthresh */
+		if (grow)
+			tcp_snd_cwnd_set(tp, min(cwnd + acked,
+						 tp->snd_cwnd_clamp));
+	} else {
+		goto full;
+	}
+	if (tcp_snd_cwnd(tp) != cwnd)
+		xr_pace(sk, ca, ccaas_pacing_unit(tp));
+	return;
+full:
+	xr_cong_control_full(sk, rs);
 }
 
 /*
@@ -722,7 +853,7 @@ static void cca_xregion_init(struct sock *sk)
 	ca->sparse = 0;
 	ca->stale = 0;
 	ca->reduce = 0;
-	ca->prev_ca_state = inet_csk(sk)->icsk_ca_state;
+	ca->recovering = inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery;
 	/* A connection taken over past slow start continues in CA. */
 	if (tcp_in_slow_start(tp))
 		xr_enter_ss(ca);

@@ -326,30 +326,43 @@ static inline void ccaas_cubic_update(struct ccaas_cubic *cc,
 	cc->cnt = cnt;
 }
 
-/**
- * ccaas_cubic_grow() - congestion-avoidance growth for one ACK
- * @cc: the socket's state
- * @cfg: the socket's constants
- * @cwnd: current cwnd, packets (at or above ssthresh)
- * @acked: packets newly acknowledged by this ACK (>= 1)
- * @now_us: current time, us (e.g. (u32)tp->tcp_mstamp)
- * @rtt_us: minimum RTT, us (0 if unknown): the curve is followed one RTT
- *	ahead, as growth takes effect a round trip later
- *
- * Return: packets to add to cwnd; 0 on most ACKs. At most one packet per
- * two ACKed (counting those left over from earlier ACKs), so cwnd grows by
- * at most 50 % per RTT. The caller applies it and any clamp.
+/*
+ * Ready @cc for this ACK's ccaas_cubic_count(): start an epoch if none is
+ * under way, and recompute the per-ACK increments when cwnd changed or
+ * they are CCAAS_CUBIC_RECALC_US old. Arguments as for ccaas_cubic_grow().
  */
-static inline u32 ccaas_cubic_grow(struct ccaas_cubic *cc,
-				   const struct ccaas_cubic_cfg *cfg,
-				   u32 cwnd, u32 acked, u32 now_us, u32 rtt_us)
+static inline void ccaas_cubic_prepare(struct ccaas_cubic *cc,
+				       const struct ccaas_cubic_cfg *cfg,
+				       u32 cwnd, u32 now_us, u32 rtt_us)
 {
-	u32 grow = 0;
-
 	if (unlikely(!cc->w_est))
 		ccaas_cubic_epoch_start(cc, cfg, cwnd, now_us);
 	if (!cc->cnt || now_us - cc->stamp_us >= CCAAS_CUBIC_RECALC_US)
 		ccaas_cubic_update(cc, cfg, cwnd, now_us, rtt_us);
+}
+
+/*
+ * Would ccaas_cubic_prepare() at @now_us leave @cc as it is? Then a CCA's
+ * per-ACK fast path can go straight to ccaas_cubic_count(), and keep the
+ * evaluation of the curve (divisions, the cube root) out of line.
+ */
+static inline bool ccaas_cubic_prepared(const struct ccaas_cubic *cc,
+					u32 now_us)
+{
+	return cc->w_est && cc->cnt &&
+	       now_us - cc->stamp_us < CCAAS_CUBIC_RECALC_US;
+}
+
+/*
+ * The per-ACK part of ccaas_cubic_grow(), on a state ccaas_cubic_prepare()
+ * readied: count @acked packets towards the next increments of cwnd and of
+ * W_est. Return: packets to add to cwnd.
+ */
+static inline u32 ccaas_cubic_count(struct ccaas_cubic *cc,
+				    const struct ccaas_cubic_cfg *cfg,
+				    u32 cwnd, u32 acked)
+{
+	u32 grow = 0;
 
 	/* ACKs while the window should not grow earn no credit for later */
 	if (cc->cnt != CCAAS_CUBIC_NO_GROWTH) {
@@ -372,6 +385,28 @@ static inline u32 ccaas_cubic_grow(struct ccaas_cubic *cc,
 			cc->cnt = 0;	/* the Reno pace may now be faster */
 	}
 	return grow;
+}
+
+/**
+ * ccaas_cubic_grow() - congestion-avoidance growth for one ACK
+ * @cc: the socket's state
+ * @cfg: the socket's constants
+ * @cwnd: current cwnd, packets (at or above ssthresh)
+ * @acked: packets newly acknowledged by this ACK (>= 1)
+ * @now_us: current time, us (e.g. (u32)tp->tcp_mstamp)
+ * @rtt_us: minimum RTT, us (0 if unknown): the curve is followed one RTT
+ *	ahead, as growth takes effect a round trip later
+ *
+ * Return: packets to add to cwnd; 0 on most ACKs. At most one packet per
+ * two ACKed (counting those left over from earlier ACKs), so cwnd grows by
+ * at most 50 % per RTT. The caller applies it and any clamp.
+ */
+static inline u32 ccaas_cubic_grow(struct ccaas_cubic *cc,
+				   const struct ccaas_cubic_cfg *cfg,
+				   u32 cwnd, u32 acked, u32 now_us, u32 rtt_us)
+{
+	ccaas_cubic_prepare(cc, cfg, cwnd, now_us, rtt_us);
+	return ccaas_cubic_count(cc, cfg, cwnd, acked);
 }
 
 #endif /* _CCAAS_CUBIC_H */
