@@ -1042,6 +1042,44 @@ static void xr_timeout_marks_samples_stale(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_ECN);
 }
 
+/*
+ * cwnd set outside cong_control() reaches the next ACK's work: after an
+ * undo the pacing rate is the restored window's, and a clamp lowered below
+ * cwnd (BPF's TCP_BPF_SNDCWND_CLAMP) holds on an ACK that grows nothing.
+ */
+static void xr_window_set_outside_is_followed(struct kunit *test)
+{
+	struct xr_fixture *f = test->priv;
+
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	send(f, 100);
+	ack(f, 10);
+	cca_test_enter_loss(f->sk);
+	send(f, 1);
+	ack(f, 1);
+	KUNIT_ASSERT_LT(test, f->sk->sk_pacing_rate, 100000UL);
+	tcp_snd_cwnd_set(f->tp, f->ops->undo_cwnd(f->sk));
+	if (f->tp->prior_ssthresh > f->tp->snd_ssthresh)
+		f->tp->snd_ssthresh = f->tp->prior_ssthresh;
+	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
+	KUNIT_ASSERT_GE(test, tcp_snd_cwnd(f->tp), 100U);
+	ack(f, 1);
+	/* 10 000 B/s a packet of cwnd, at 120 % */
+	KUNIT_EXPECT_EQ(test, f->sk->sk_pacing_rate,
+			12000UL * tcp_snd_cwnd(f->tp));
+
+	xr_fixture_reset(f);
+	f->tp->snd_ssthresh = 50;
+	start(f, 100);
+	send(f, 100);
+	ack(f, 1);
+	ack(f, 1);
+	f->tp->snd_cwnd_clamp = 60;
+	ack(f, 1);
+	KUNIT_EXPECT_LE(test, tcp_snd_cwnd(f->tp), 60U);
+}
+
 static void xr_undo_restores_window(struct kunit *test)
 {
 	struct xr_fixture *f = test->priv;
@@ -1200,6 +1238,7 @@ static struct kunit_case cca_xregion_cases[] = {
 	KUNIT_CASE(xr_timeout_returns_to_slow_start),
 	KUNIT_CASE(xr_timeout_during_reduction),
 	KUNIT_CASE(xr_timeout_marks_samples_stale),
+	KUNIT_CASE(xr_window_set_outside_is_followed),
 	KUNIT_CASE(xr_undo_restores_window),
 	KUNIT_CASE(xr_falls_back_without_ecn),
 	{}
