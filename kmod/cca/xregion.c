@@ -246,7 +246,8 @@ struct cca_xregion {
 	   ce_state:1,			/* receiver: last data packet had CE */
 	   sparse:1,			/* last round's marks were sparse */
 	   stale:1,			/* samples may predate a DEC or RTO */
-	   reduce:1;			/* the stack called ssthresh() */
+	   reduce:1,			/* the stack called ssthresh() */
+	   repace:1;			/* cwnd set outside cong_control() */
 };
 
 static struct tcp_congestion_ops cca_xregion_ops;
@@ -496,11 +497,12 @@ static void xr_grow(struct sock *sk, struct cca_xregion *ca, u32 acked)
 
 /*
  * The pacing rate for the current srtt, at the mode's gain: of cwnd in
- * INC, of the target window in DEC. PRR already holds what DEC sends to
- * about the target per round trip (target / cwnd of what is delivered),
- * so a rate that followed PRR's cwnd on its way down would only lower a
- * cap that does not bind; one of the target caps the same bursts and
- * stays put for the round, with no update per ACK.
+ * INC, of the target window in DEC, set once for the DEC's round. PRR
+ * sends about target / cwnd of what is delivered, so over the round the
+ * DEC sends about a target's worth, which the target's rate with the
+ * gain's margin (20 %) lets through; PRR's cwnd starts above the target,
+ * so this cap is lower than the one a rate that followed it would set,
+ * and a burst of PRR's (a stretch ACK) may meet it where it did not.
  */
 static __always_inline void xr_pace(struct sock *sk,
 				    const struct cca_xregion *ca, u32 unit)
@@ -591,6 +593,7 @@ static noinline void xr_cong_control_full(struct sock *sk,
 		xr_grow(sk, ca, rs->acked_sacked);
 
 	xr_pace(sk, ca, unit);
+	ca->repace = 0;
 }
 
 /*
@@ -605,10 +608,11 @@ static noinline void xr_cong_control_full(struct sock *sk,
  * One difference: the pacing rate is set only when the window it follows
  * changed (xr_pace()), and at the end of every round (in
  * xr_cong_control_full()), where the full path sets it on every ACK.
- * With that window unchanged, only srtt can move the rate, and that by an
- * EWMA of gain 1/8 per RTT sample: a round's samples move it by a few
- * percent at most, which the gain's margin covers, and the rate follows
- * at the next change of the window or at the round's end. A lower
+ * With that window unchanged, only srtt can move the rate: its EWMA takes
+ * 1/8 of each sample, so a change of the path's RTT shows in it within a
+ * round, and the rate follows at the next change of the window or at the
+ * round's end, a round trip late at most. An undo (undo_cwnd()), which
+ * sets cwnd outside this function, asks for the full path (repace). A lower
  * SO_MAX_PACING_RATE applies at once (the stack caps sk_pacing_rate when
  * the option is set), a higher one from the next update. This saves a
  * 64-bit division and a write the pacing qdisc reads on most ACKs.
@@ -622,10 +626,10 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 
 	if (unlikely(ccaas_round_over(&ca->round, tp) ||
 		     inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
-		     ca->reduce || ca->recovering)) {
+		     ca->reduce || ca->recovering || ca->repace)) {
 		if (ccaas_round_over(&ca->round, tp) ||
 		    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
-		    ca->recovering)
+		    ca->recovering || ca->repace)
 			goto full;
 		/*
 		 * ssthresh() was called (an ECE's CWR) in DEC, or on an ACK
@@ -656,7 +660,7 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 				goto full;
 			/* most ACKs only count towards the next packet */
 			next = xr_ca_step(sk, ca, cwnd, acked);
-			if (next == cwnd)
+			if (next == cwnd && cwnd <= tp->snd_cwnd_clamp)
 				return;
 			tcp_snd_cwnd_set(tp, min(next, tp->snd_cwnd_clamp));
 		}
@@ -815,6 +819,7 @@ static u32 cca_xregion_undo_cwnd(struct sock *sk)
 	ccaas_cubic_undo(&ca->cubic, max(ca->cubic.w_max, tp->prior_cwnd));
 	/* the window restored is the one those marks answered */
 	ca->stale = 0;
+	ca->repace = 1;		/* the stack sets cwnd after this returns */
 	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
 }
 
@@ -853,6 +858,7 @@ static void cca_xregion_init(struct sock *sk)
 	ca->sparse = 0;
 	ca->stale = 0;
 	ca->reduce = 0;
+	ca->repace = 0;
 	ca->recovering = inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery;
 	/* A connection taken over past slow start continues in CA. */
 	if (tcp_in_slow_start(tp))
