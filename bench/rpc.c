@@ -55,6 +55,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_TOOL "rpc"
+#include "util.h"
+
 #define MAGIC 0x52504331u	/* "RPC1" */
 #define HDR 16
 #define DRAIN_NS 10000000000ULL
@@ -63,30 +66,9 @@
 static char zeros[1 << 16];	/* what every request and answer carries */
 static char rbuf[1 << 16];	/* the RPC client's reads */
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void sockaddr_of(const char *addr, const char *port,
-			struct sockaddr_in *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(atoi(port));
-	if (inet_pton(AF_INET, addr, &sa->sin_addr) != 1) {
-		fprintf(stderr, "rpc: bad address %s\n", addr);
-		exit(2);
-	}
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static int connect_to(const struct sockaddr_in *sa)

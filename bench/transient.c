@@ -32,6 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_TOOL "transient"
+#include "util.h"
+
 #define CCA_LEN 16
 
 struct sample {
@@ -50,32 +53,6 @@ static volatile int stop;
 static struct sample *samples;
 static size_t n_samples, max_samples;
 static long period_us;
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void sockaddr_of(const char *addr, const char *port,
-			struct sockaddr_in *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(atoi(port));
-	if (inet_pton(AF_INET, addr, &sa->sin_addr) != 1) {
-		fprintf(stderr, "transient: bad address %s\n", addr);
-		exit(2);
-	}
-}
 
 static void *drain(void *arg)
 {
@@ -129,7 +106,7 @@ static void *sampler(void *arg)
 		memset(&ti, 0, sizeof(ti));
 		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
 			break;
-		s->t_ns = now_ns(CLOCK_REALTIME);
+		s->t_ns = clock_ns(CLOCK_REALTIME);
 		s->acked = ti.tcpi_bytes_acked;
 		s->rate = ti.tcpi_delivery_rate;
 		s->cwnd = ti.tcpi_snd_cwnd;
@@ -181,8 +158,8 @@ static int send_bulk(const char *addr, const char *port, const char *secs,
 	memset(buf, 'x', sizeof(buf));
 	if (pthread_create(&th, NULL, sampler, NULL))
 		die("pthread_create");
-	end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(atof(secs) * 1e9);
-	while (now_ns(CLOCK_MONOTONIC) < end) {
+	end = clock_ns(CLOCK_MONOTONIC) + (uint64_t)(atof(secs) * 1e9);
+	while (clock_ns(CLOCK_MONOTONIC) < end) {
 		if (write(fd, buf, sizeof(buf)) < 0 && errno != EINTR)
 			die("write");
 	}

@@ -973,6 +973,18 @@ static void xr_timeout_during_reduction(struct kunit *test)
 }
 
 /*
+ * A timeout found spurious, undone as tcp_undo_cwnd_reduction() does: cwnd
+ * from undo_cwnd(), ssthresh back if it was larger, then Open.
+ */
+static void undo_timeout(struct xr_fixture *f)
+{
+	tcp_snd_cwnd_set(f->tp, f->ops->undo_cwnd(f->sk));
+	if (f->tp->prior_ssthresh > f->tp->snd_ssthresh)
+		f->tp->snd_ssthresh = f->tp->prior_ssthresh;
+	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
+}
+
+/*
  * After a timeout, marks on packets sent before it answer the window the
  * timeout already gave up: slow start goes on. A timeout in a DEC (only
  * set_state(Loss)) and one in INC (ssthresh() and CA_EVENT_LOSS) alike.
@@ -1033,10 +1045,7 @@ static void xr_timeout_marks_samples_stale(struct kunit *test)
 	ack(f, 10);
 	cca_test_enter_loss(f->sk);
 	KUNIT_ASSERT_EQ(test, mode_of(test, f), XT_SS);
-	tcp_snd_cwnd_set(f->tp, f->ops->undo_cwnd(f->sk));
-	if (f->tp->prior_ssthresh > f->tp->snd_ssthresh)
-		f->tp->snd_ssthresh = f->tp->prior_ssthresh;
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
+	undo_timeout(f);
 	KUNIT_ASSERT_EQ(test, tcp_snd_cwnd(f->tp), 100U);
 	ack_rs(f, 1, 1, 60, 60);
 	KUNIT_EXPECT_EQ(test, mode_of(test, f), XT_DEC_ECN);
@@ -1059,10 +1068,7 @@ static void xr_window_set_outside_is_followed(struct kunit *test)
 	send(f, 1);
 	ack(f, 1);
 	KUNIT_ASSERT_LT(test, f->sk->sk_pacing_rate, 100000UL);
-	tcp_snd_cwnd_set(f->tp, f->ops->undo_cwnd(f->sk));
-	if (f->tp->prior_ssthresh > f->tp->snd_ssthresh)
-		f->tp->snd_ssthresh = f->tp->prior_ssthresh;
-	inet_csk(f->sk)->icsk_ca_state = TCP_CA_Open;
+	undo_timeout(f);
 	KUNIT_ASSERT_GE(test, tcp_snd_cwnd(f->tp), 100U);
 	ack(f, 1);
 	/* 10 000 B/s a packet of cwnd, at 120 % */

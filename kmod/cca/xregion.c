@@ -626,11 +626,9 @@ static void cca_xregion_cong_control(CCAAS_CONG_CONTROL_ARGS)
 
 	if (unlikely(ccaas_round_over(&ca->round, tp) ||
 		     inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
-		     ca->reduce || ca->recovering || ca->repace)) {
-		if (ccaas_round_over(&ca->round, tp) ||
-		    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery ||
-		    ca->recovering || ca->repace)
-			goto full;
+		     ca->recovering || ca->repace))
+		goto full;
+	if (unlikely(ca->reduce)) {
 		/*
 		 * ssthresh() was called (an ECE's CWR) in DEC, or on an ACK
 		 * whose sample has marks: the full path only clears the flag,
