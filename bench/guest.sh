@@ -252,13 +252,41 @@ part_migrate() {
 # each with a local prefix 172.16.A.B/32 that the socket's (unbound) local
 # address is not in: one group of the index whose rules are all tried
 # before the default rule matches, the index's worst case.
+#
+# Service rules (which every lookup walks before the index): WHERE=cgfirst:
+# N - 1 rules `cgroup ccaas-bench-svc/cD`, the writer in c1, whose rule is
+# the first; WHERE=cglast: the same rules, the writer in a cgroup none of
+# them names, so the default rule matches after all of them;
+# WHERE=portlast: N - 1 rules `port P` for ports the socket's (9) is not;
+# WHERE=onesvc: the `last` policy with one of its rules turned into a
+# service rule the socket does not match (what one service rule adds).
 rules_file() {
 	case $2 in
 	local) seq 0 $(($1 - 2)) | awk '{ printf "locality dc region 1 dc 1 local 172.16.%d.%d/32 cca cubic\n", $1 / 256, $1 % 256 }' ;;
 	first) seq 1 $(($1 - 1)) | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }' ;;
 	last) seq 2 "$1" | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }' ;;
+	onesvc) seq 3 "$1" | awk '{ print "locality dc region 1 dc " $1 " cca cubic" }'
+		echo "cgroup ccaas-bench-svc/c1 locality dc region 1 dc 2 cca cubic" ;;
+	cgfirst | cglast) seq 1 $(($1 - 1)) | awk '{ print "cgroup ccaas-bench-svc/c" $1 " cca cubic" }' ;;
+	portlast) seq 10 $(($1 + 8)) | awk '{ print "port " $1 " cca cubic" }' ;;
 	esac
 	echo "default cca cubic"
+}
+
+# svc_cgroups N: cgroups ccaas-bench-svc/c1 .. cN and ccaas-bench-svc/none
+svc_cgroups() {
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	seq 1 "$1" | sed "s|^|/sys/fs/cgroup/ccaas-bench-svc/c|" | xargs mkdir -p
+	mkdir -p /sys/fs/cgroup/ccaas-bench-svc/none
+}
+
+# sel_direct_in CGROUP CONFIG RUN: sel_direct from a shell in CGROUP (below
+# ccaas-bench-svc): the bench's socket is made there
+sel_direct_in() {
+	(
+		echo "$BASHPID" >"/sys/fs/cgroup/ccaas-bench-svc/$1/cgroup.procs"
+		sel_direct "$2" "$3"
+	)
 }
 
 # memcg_kernel: kernel memory charged to the bench cgroup (memory.stat
@@ -303,17 +331,22 @@ part_scale() {
 	# the selector at connect, called directly (sel_direct), by policy size
 	netns_pair a b
 	"$CCACTL" -n a scope add "$SERVER/32" locality dc region 1 dc 1
+	svc_cgroups 1000
 	for n in 10 100 1000; do
-		for where in first last local; do
+		for where in first last local onesvc cgfirst cglast portlast; do
 			rules_file "$n" "$where" >/tmp/rules.conf
 			"$CCACTL" -n a policy apply /tmp/rules.conf >/dev/null
 			[ "$("$CCACTL" -n a -j policy show | python3 -c \
 				'import json,sys; print(len(json.load(sys.stdin)["rules"]))')" = "$n" ]
-			sel_direct "rules_${n}_$where" 1
+			case $where in
+			cgfirst) sel_direct_in c1 "rules_${n}_$where" 1 ;;
+			*) sel_direct_in none "rules_${n}_$where" 1 ;;
+			esac
 		done
 	done
 	ip netns del a
 	ip netns del b
+	find /sys/fs/cgroup/ccaas-bench-svc -depth -type d -exec rmdir {} +
 
 	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control

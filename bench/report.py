@@ -434,7 +434,8 @@ def scale_tables(data):
         base = {}
         for p, kv in rs:
             if p == "select" and "med" in kv:
-                m = re.fullmatch(r"rules_(\d+)_(first|last|local)", kv["config"])
+                m = re.fullmatch(r"rules_(\d+)_(first|last|local|onesvc|cgfirst|cglast|portlast)",
+                                 kv["config"])
                 if not m:
                     continue
                 net = float(kv["med"]) - float(kv["loop_med"])
@@ -459,7 +460,11 @@ def scale_tables(data):
                 "rule, the server's the first in precedence order; last: the same",
                 "but no DC rule is the server's, the default rule matches; local:",
                 "N - 1 rules for the server's DC, each with a local /32 the socket",
-                "is not in, all tried before the default rule matches.", "",
+                "is not in, all tried before the default rule matches; onesvc:",
+                "last with one rule a service rule the socket does not match;",
+                "cgfirst: N - 1 rules `cgroup ccaas-bench-svc/cD`, the socket in",
+                "the first's cgroup; cglast: the same, the socket in none of them;",
+                "portlast: N - 1 rules `port P`, none the socket's.", "",
                 table(["kernel", "mode", "rules", "match", "net per call",
                        "x 10 rules"], rows), ""]
     if mem:

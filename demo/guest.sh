@@ -7,8 +7,9 @@
 # peer a CCA, the production pairing: the delay-based cca_dcndelay inside
 # the region, the ECN-based cca_xregion across regions.  Live connections
 # follow a policy change, which parks the cross-region ones on the
-# transitional cca_cubic with their ECN, and a rollback; one connection is
-# traced round trip by round trip with ccalog.
+# transitional cca_cubic with their ECN, and a rollback; two services of
+# the host, in two cgroups, get two CCAs to the same peer; one connection
+# is traced round trip by round trip with ccalog.
 #
 # Environment (set by scripts/demo.sh): CCAAS_ROOT (the repository),
 # CCAAS_KO_DIR (modules built for this kernel), CCACTL (the ccactl binary).
@@ -32,6 +33,7 @@ PEERS="rack dc region xregion"
 declare -A ADDR=([rack]=10.1.1.2 [dc]=10.1.2.2 [region]=10.2.1.2 [xregion]=10.9.1.2)
 declare -A DELAY=([rack]=0.05ms [dc]=0.2ms [region]=2ms [xregion]=30ms)
 MONITOR_LOG=/tmp/monitor.log
+DEMO_CG=/sys/fs/cgroup/demo.slice SVC_PORT=5003
 step=0 step_title="start"
 
 # ---- presentation ------------------------------------------------------------
@@ -132,6 +134,7 @@ cleanup() {
 		ip netns exec "$n" ss -K -ta >/dev/null 2>&1 || true
 	done
 	netns_cleanup # deletes every namespace
+	[ ! -d "$DEMO_CG" ] || find "$DEMO_CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
 }
 
 on_error() {
@@ -278,6 +281,66 @@ say "Every connection is back on its v1 CCA (the region one never left), the" \
 	"cross-region one on cca_xregion with the ECN it negotiated at the start."
 expect rack=cca_dcndelay dc=cca_dcndelay region=cca_dcndelay/ecn xregion=cca_xregion/ecn
 
+step "Policy per service: an RPC service and a bulk replicator on one host"
+say "Two services of the host talk to the same peer in the region.  The RPC" \
+	"service wants short queues (cca_dcndelay, what the region's rule gives);" \
+	"the replicator moves bulk data and may take the transitional cca_cubic." \
+	"Each runs in a cgroup of its own, as systemd runs services; a rule with" \
+	"\`cgroup PATH\` matches the sockets of that cgroup and of those below it."
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+mkdir -p "$DEMO_CG/rpc.service" "$DEMO_CG/replicator.service"
+run ccactl -n host policy set cgroup demo.slice/replicator.service locality region \
+	cca cca_cubic
+# svc_client SERVICE PORT: one held connection to the region peer, made by a
+# process of SERVICE's cgroup
+svc_client() {
+	rm -f "/tmp/ready-$1"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$DEMO_CG/$1" \
+		ip netns exec host python3 "$CONNS" client "${ADDR[region]}" "$2" 1 \
+		"/tmp/ready-$1" --hold 3600 >/dev/null 2>&1 &
+	for _ in $(seq 100); do [ -e "/tmp/ready-$1" ] && break; sleep 0.1; done
+	[ -e "/tmp/ready-$1" ] || { echo "   no connection from $1"; false; }
+}
+ns region python3 "$CONNS" server 0.0.0.0 "$SVC_PORT" >/dev/null 2>&1 &
+wait_port region "$SVC_PORT"
+svc_client rpc.service "$SVC_PORT"
+svc_client replicator.service "$SVC_PORT"
+run ccactl -n host sock show cgroup demo.slice
+printf '   $ ip netns exec host ss -tinpH dport = :%s   (trimmed to service, pid, CCA, ECN)\n' "$SVC_PORT"
+for svc in rpc.service replicator.service; do
+	pid=$(head -n 1 "$DEMO_CG/$svc/cgroup.procs")
+	ns host ss -tinpH state established "( dport = :$SVC_PORT )" | grep -A1 "pid=$pid," |
+		tail -n 1 | awk -v svc="$svc" -v pid="$pid" '{
+		cca = "?"; ecn = "no"
+		for (i = 1; i <= NF; i++) {
+			if ($i == "ecn") ecn = "yes"
+			else if (cca == "?" && $i !~ /[:(]/ && $i !~ /^(ts|sack|ecnseen|fastopen|app_limited)$/) cca = $i
+		}
+		printf "       %-20s pid %-6s %-15s ECN %s\n", svc, pid, cca, ecn
+	}'
+done
+say "One host, one peer, two CCAs, chosen by service before each SYN left:" \
+	"each connection asked for ECN as its own CCA does."
+ccactl -n host -j sock show cgroup demo.slice | python3 -c '
+import json, sys
+got = {s["cgroup"]: s for s in json.load(sys.stdin) if s["dport"] == int(sys.argv[1])}
+want = {"demo.slice/rpc.service": ("cca_dcndelay", "locality region"),
+        "demo.slice/replicator.service": ("cca_cubic",
+                                          "cgroup demo.slice/replicator.service locality region")}
+for cg, (cca, rule) in want.items():
+    s = got.get(cg)
+    if not s or s["cca"] != cca or s.get("rule_match") != rule:
+        print("   CHECK FAILED: %s: %s" % (cg, s))
+        sys.exit(1)
+print("   check: each service is on its own CCA, by its own rule")
+' "$SVC_PORT"
+run ccactl -n host policy del cgroup demo.slice/replicator.service locality region
+ns region pkill -f "server 0.0.0.0 $SVC_PORT" || true
+for s in rpc.service replicator.service; do
+	pkill -f "/tmp/ready-$s" || true
+done
+
 step "Watch a connection round by round: ccalog"
 say "ccalog reports a selected connection's CCA state once per round trip, through" \
 	"tracepoints trace-cmd records; unselected connections cost one test per round." \
@@ -321,4 +384,4 @@ fi
 say "Processes stopped, namespaces deleted, ccaas modules unloaded."
 
 trap - ERR
-printf '\nDemo OK: 4 peers scoped, cca_dcndelay inside the region and cca_xregion across, the cross-region connection parked on cca_cubic with its ECN and back by rollback, 1 sticky-ECN refusal, one connection traced per round trip.\n'
+printf '\nDemo OK: 4 peers scoped, cca_dcndelay inside the region and cca_xregion across, the cross-region connection parked on cca_cubic with its ECN and back by rollback, 1 sticky-ECN refusal, two services on two CCAs to one peer, one connection traced per round trip.\n'

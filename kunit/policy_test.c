@@ -10,6 +10,7 @@
  * and cca_dctcp (registered by the core built into this kernel).
  */
 #include <kunit/test.h>
+#include <linux/cgroup.h>
 #include <linux/inet.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
@@ -18,6 +19,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "../kmod/core/cgroup_bind.h"
 #include "../kmod/core/core.h"
 
 struct pol {
@@ -128,6 +130,21 @@ static struct nlattr *rule_nest(struct kunit *test, struct sk_buff *skb,
 			nla_put_u8(skb, CCAAS_A_RULE_LOCALITY, locality_of(arg));
 		} else if (!strcmp(w, "local")) {
 			put_local(test, skb, arg);
+		} else if (!strcmp(w, "cgroup")) {
+			nla_put_string(skb, CCAAS_A_RULE_CGROUP, arg);
+		} else if (!strcmp(w, "port")) {
+			eq = strchr(arg, '-');
+			if (eq)
+				*eq++ = '\0';
+			KUNIT_ASSERT_EQ(test, kstrtou32(arg, 10, &v), 0);
+			nla_put_u16(skb, CCAAS_A_RULE_PORT_MIN, v);
+			if (eq) {
+				KUNIT_ASSERT_EQ(test, kstrtou32(eq, 10, &v), 0);
+				nla_put_u16(skb, CCAAS_A_RULE_PORT_MAX, v);
+			}
+		} else if (!strcmp(w, "port_max")) {
+			KUNIT_ASSERT_EQ(test, kstrtou32(arg, 10, &v), 0);
+			nla_put_u16(skb, CCAAS_A_RULE_PORT_MAX, v);
 		} else if (!strcmp(w, "local_bytes")) {
 			KUNIT_ASSERT_EQ(test, kstrtou32(arg, 10, &v), 0);
 			nla_put(skb, CCAAS_A_RULE_LOCAL_ADDR, v, zero);
@@ -1013,6 +1030,235 @@ static void index_one_large_group(struct kunit *test)
 	rcu_read_unlock();
 }
 
+/* --- service rules --------------------------------------------------------- */
+
+/*
+ * Cgroups the VM file makes before it loads the suites (tests/vm/05-kunit.sh):
+ * /ccaas-kunit/svc, /ccaas-kunit/svc/child and /ccaas-kunit/other.
+ */
+struct svc_cgroups {
+	struct cgroup *svc, *child, *other;
+};
+
+static void svc_cgroups_put(void *data)
+{
+	struct svc_cgroups *cg = data;
+
+	if (!IS_ERR_OR_NULL(cg->svc))
+		cgroup_put(cg->svc);
+	if (!IS_ERR_OR_NULL(cg->child))
+		cgroup_put(cg->child);
+	if (!IS_ERR_OR_NULL(cg->other))
+		cgroup_put(cg->other);
+}
+
+static struct svc_cgroups *svc_cgroups(struct kunit *test)
+{
+	struct svc_cgroups *cg = kunit_kzalloc(test, sizeof(*cg), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cg);
+	cg->svc = cgroup_get_from_path("/ccaas-kunit/svc");
+	cg->child = cgroup_get_from_path("/ccaas-kunit/svc/child");
+	cg->other = cgroup_get_from_path("/ccaas-kunit/other");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, svc_cgroups_put, cg), 0);
+	if (IS_ERR(cg->svc) || IS_ERR(cg->child) || IS_ERR(cg->other))
+		kunit_skip(test, "no cgroups /ccaas-kunit/{svc,svc/child,other}");
+	return cg;
+}
+
+/*
+ * A socket in cgroup @cg, local port @lport, remote port @rport; @bound:
+ * its port was bound by the application (a server's, and its children's).
+ */
+static struct sock *svc_sock(struct kunit *test, struct cgroup *cg, u16 lport,
+			     u16 rport, bool bound)
+{
+	struct sock *sk = local_sock(test, "10.1.2.3");
+
+	sk->sk_state = TCP_ESTABLISHED;
+	sk->sk_num = lport;
+	sk->sk_dport = htons(rport);
+	if (bound)
+		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	sk->sk_cgrp_data.cgroup = cg;
+#endif
+	return sk;
+}
+
+/* The tag of the rule @sk gets on @side with remote scope locality dc. */
+static u32 svc_lookup(struct pol *p, const struct sock *sk, enum ccaas_side side)
+{
+	struct ccaas_scope_result scope = { .locality = CCAAS_LOCALITY_DC };
+	const struct ccaas_rule *rule;
+	u32 tag;
+
+	rcu_read_lock();
+	rule = ccaas_policy_match_side(ccaas_policy_current(p->cn), &scope, sk, side);
+	tag = rule ? rule->tso_segs : 0;
+	rcu_read_unlock();
+	return tag;
+}
+
+/*
+ * The precedence of service rules (policy.c, docs/policy-format.md): the
+ * service first (deeper cgroup, then narrower port range), then the remote
+ * scope, then the local prefix. @pad: add rules enough for the index.
+ */
+static void service_precedence(struct kunit *test, bool pad)
+{
+	struct pol *p = test->priv;
+	struct svc_cgroups *cg = svc_cgroups(test);
+	const char *rules[64];
+	unsigned int n = 0, i;
+	struct sock *sk;
+
+	rules[n++] = "default cca cubic tso_segs 1";
+	rules[n++] = "locality dc cca cca_dctcp tso_segs 2";
+	rules[n++] = "locality dc local 10.1.0.0/16 cca cca_dctcp tso_segs 3";
+	rules[n++] = "port 443 cca reno tso_segs 4";
+	rules[n++] = "port 400-500 cca reno tso_segs 5";
+	rules[n++] = "port 1-1000 cca reno tso_segs 6";
+	rules[n++] = "cgroup ccaas-kunit/svc cca cubic tso_segs 7";
+	rules[n++] = "cgroup ccaas-kunit/svc/child cca cubic tso_segs 8";
+	rules[n++] = "cgroup ccaas-kunit/svc port 443 cca cubic tso_segs 9";
+	rules[n++] = "cgroup ccaas-kunit/svc locality dc cca cubic tso_segs 10";
+	/* a path no cgroup has: the rule matches nothing */
+	rules[n++] = "cgroup ccaas-kunit/svc/none cca cubic tso_segs 12";
+	rules[n++] = "port 8000-8009 locality xregion cca reno tso_segs 11";
+	for (i = 0; pad && i < 20; i++)
+		rules[n++] = text_of(test, "locality rack dc %u cca reno tso_segs %u",
+				     i + 1, 100 + i);
+	rules[n] = NULL;
+	KUNIT_ASSERT_EQ_MSG(test, pol_apply(p, rules), 0, "%s", msg(p));
+	KUNIT_EXPECT_EQ(test, cur(p)->n_service, 9U);
+
+	/* No service rule holds: the destination decides, as before. */
+	sk = svc_sock(test, cg->other, 40000, 5000, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 3U);
+	/* Port ranges: the narrowest that holds wins. */
+	sk = svc_sock(test, cg->other, 40000, 443, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 4U);
+	sk = svc_sock(test, cg->other, 40000, 444, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 5U);
+	sk = svc_sock(test, cg->other, 40000, 999, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 6U);
+	/* A service rule beats the remote scope; its own scope must hold. */
+	sk = svc_sock(test, cg->other, 40000, 8005, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 3U);
+	/* Cgroups: a rule covers the cgroups below; the deepest wins. */
+	sk = svc_sock(test, cg->svc, 40000, 5000, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 10U);
+	sk = svc_sock(test, cg->child, 40000, 5000, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 8U);
+	/* A cgroup beats a port; cgroup and port beat cgroup alone. */
+	sk = svc_sock(test, cg->svc, 40000, 443, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 9U);
+	sk = svc_sock(test, cg->svc, 40000, 600, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 10U);
+	/* The cgroup rule's own remote scope must hold: else cgroup alone. */
+	sk = svc_sock(test, cg->svc, 40000, 600, false);
+	rcu_read_lock();
+	KUNIT_EXPECT_EQ(test, ccaas_policy_match_side(ccaas_policy_current(p->cn),
+						      NULL, sk,
+						      CCAAS_SIDE_ACTIVE)->tso_segs, 7U);
+	rcu_read_unlock();
+	/* Without a socket no service rule applies. */
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, NULL, CCAAS_SIDE_ACTIVE), 2U);
+}
+
+static void service_precedence_walk(struct kunit *test)
+{
+	service_precedence(test, false);
+}
+
+static void service_precedence_index(struct kunit *test)
+{
+	struct pol *p = test->priv;
+
+	service_precedence(test, true);
+	KUNIT_EXPECT_GT(test, cur(p)->n_rules, (unsigned int)CCAAS_POLICY_WALK_RULES);
+}
+
+/*
+ * The service port is the server's: remote for an active open, local for
+ * a passive one; a pass over existing sockets guesses the side from
+ * whether the application bound the local port.
+ */
+static void service_port_sides(struct kunit *test)
+{
+	static const char *const rules[] = {
+		"default cca cubic tso_segs 1",
+		"port 443 cca reno tso_segs 4",
+		NULL
+	};
+	struct pol *p = test->priv;
+	struct sock *client, *child;
+
+	KUNIT_ASSERT_EQ_MSG(test, pol_apply(p, rules), 0, "%s", msg(p));
+	client = svc_sock(test, NULL, 43000, 443, false);
+	child = svc_sock(test, NULL, 443, 43000, true);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_ACTIVE), 4U);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_PASSIVE), 1U);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_PASSIVE), 4U);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_ACTIVE), 1U);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_GUESS), 4U);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_GUESS), 4U);
+	/* a client whose peer's port is 43000, its own 443 ephemeral: no */
+	client = svc_sock(test, NULL, 443, 43000, false);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_GUESS), 1U);
+	/* a listener's port is its own */
+	child->sk_state = TCP_LISTEN;
+	child->sk_userlocks = 0;
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_GUESS), 4U);
+}
+
+/* Bad service matches are refused with a reason; equal ones are one rule. */
+static void service_matches_checked(struct kunit *test)
+{
+	static const char *const bad_paths[] = {
+		"/", "/ccaas-kunit", "ccaas-kunit/", "ccaas-kunit//svc", "./svc",
+		"ccaas-kunit/../svc", "ccaas-kunit/.",
+	};
+	struct pol *p = test->priv;
+	struct svc_cgroups *cg = svc_cgroups(test);
+	const struct ccaas_rule_match *m;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_paths); i++) {
+		const char *rule = text_of(test, "cgroup %s cca reno", bad_paths[i]);
+
+		KUNIT_EXPECT_EQ_MSG(test, parse_one(p, rule), -EINVAL, "%s", rule);
+		KUNIT_EXPECT_STREQ(test, msg(p),
+				   "bad cgroup path: cgroup names separated by single '/', from the root (which is not one)");
+	}
+	KUNIT_EXPECT_EQ(test, parse_one(p, "port 500-400 cca reno"), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p),
+			   "bad port range: the last port is below the first");
+	KUNIT_EXPECT_EQ(test, parse_one(p, "port_max 400 cca reno"), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, msg(p), "a port range needs its first port");
+	KUNIT_EXPECT_EQ(test, parse_one(p, "port 0 cca reno"), -ERANGE);
+	/* a service rule needs no locality; set twice, it is replaced */
+	KUNIT_ASSERT_EQ(test, pol_set(p, "cgroup ccaas-kunit/svc port 443 cca reno"), 0);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "cgroup ccaas-kunit/svc port 443 cca cubic"), 0);
+	KUNIT_EXPECT_EQ(test, cur(p)->n_rules, 1U);
+	KUNIT_EXPECT_STREQ(test, cur(p)->rules[0].cca_name, "cubic");
+	/* the path's depth, and the id of the cgroup there */
+	m = &cur(p)->rules[0].match;
+	KUNIT_EXPECT_EQ(test, m->cgroup->level, (u16)cg->svc->level);
+	KUNIT_EXPECT_EQ(test, ccaas_cgroup_id(m->cgroup), cgroup_id(cg->svc));
+	/* a path without a cgroup is taken, bound to none */
+	KUNIT_ASSERT_EQ(test, pol_set(p, "cgroup ccaas-kunit/later cca reno"), 0);
+	/* after the rule of the same depth with a port */
+	m = &cur(p)->rules[1].match;
+	KUNIT_EXPECT_STREQ(test, m->cgroup->path, "ccaas-kunit/later");
+	KUNIT_EXPECT_EQ(test, ccaas_cgroup_id(m->cgroup), 0ULL);
+	/* port 443 and port 443-443 are one match */
+	KUNIT_ASSERT_EQ(test, pol_set(p, "port 443 cca reno"), 0);
+	KUNIT_ASSERT_EQ(test, pol_set(p, "port 443-443 cca cubic"), 0);
+	KUNIT_EXPECT_EQ(test, cur(p)->n_rules, 2U);
+}
+
 static struct kunit_case ccaas_policy_cases[] = {
 	KUNIT_CASE(precedence_default_for_unknown_scope),
 	KUNIT_CASE(precedence_locality_region_dc),
@@ -1030,6 +1276,10 @@ static struct kunit_case ccaas_policy_cases[] = {
 	KUNIT_CASE(index_finds_what_walk_finds),
 	KUNIT_CASE(index_at_rule_limit),
 	KUNIT_CASE(index_one_large_group),
+	KUNIT_CASE(service_precedence_walk),
+	KUNIT_CASE(service_precedence_index),
+	KUNIT_CASE(service_port_sides),
+	KUNIT_CASE(service_matches_checked),
 	{}
 };
 

@@ -70,3 +70,8 @@ if grep -Eq 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns
 	"$tree/include/linux/module.h"; then
 	have CCAAS_HAVE_MODULE_IMPORT_NS_STRING
 fi
+
+# struct cgroup_namespace moved from <linux/cgroup.h> to its own header.
+if [ -r "$tree/include/linux/cgroup_namespace.h" ]; then
+	have CCAAS_HAVE_LINUX_CGROUP_NAMESPACE_H
+fi

@@ -8,6 +8,7 @@
  */
 #include <linux/module.h>
 
+#include "cgroup_bind.h"
 #include "core.h"
 #include "sock.h"
 
@@ -15,9 +16,12 @@ static int __init ccaas_core_init(void)
 {
 	int err;
 
-	err = ccaas_pernet_init();
+	err = ccaas_cgroup_bind_init();
 	if (err)
 		return err;
+	err = ccaas_pernet_init();
+	if (err)
+		goto err_cgroup;
 	err = ccaas_netlink_init();
 	if (err)
 		goto err_pernet;
@@ -33,6 +37,8 @@ err_netlink:
 	ccaas_netlink_exit();
 err_pernet:
 	ccaas_pernet_exit();
+err_cgroup:
+	ccaas_cgroup_bind_exit();
 	return err;
 }
 
@@ -40,7 +46,9 @@ static void __exit ccaas_core_exit(void)
 {
 	ccaas_selector_exit();
 	ccaas_netlink_exit();
+	/* after the namespaces' policies, which hold the cgroup paths */
 	ccaas_pernet_exit();
+	ccaas_cgroup_bind_exit();
 }
 
 module_init(ccaas_core_init);

@@ -162,7 +162,7 @@ static enum ccaas_move ccaas_migrate_listener(struct sock *sk,
 	if (!ctx->drain_from && ccaas_sk_pinned(sk))
 		return CCAAS_MOVE_SKIPPED_PINNED;
 	if (!target) {
-		target = ccaas_listener_ops(ccaas_policy_current(ctx->cn)) ?:
+		target = ccaas_listener_ops(ccaas_policy_current(ctx->cn), sk) ?:
 			 rcu_dereference(ctx->net->ipv4.tcp_congestion_control);
 		/* A drain must not leave the listener where it is. */
 		if (ctx->drain_from && ccaas_ops_on_cca(target, ctx->drain_from))

@@ -1,30 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The policy store: which CCA, CCA parameters and cross-layer knobs a
- * connection gets, by the scope of its remote address (and optionally its
- * local address).
+ * connection gets, by the scope of its remote address, optionally its
+ * local address, and its service: the socket's cgroup and the server's
+ * port of the connection.
  *
  * Precedence. A rule applies to a connection if every match field the rule
- * sets has the connection's value: the locality of the remote address, its
- * region, its data center, and whether the local address is inside the
- * rule's local prefix. Among the rules that apply, the most specific wins:
+ * sets has the connection's value: the socket's cgroup v2 (that cgroup or
+ * one below it), the service port (the server's port of the connection:
+ * remote for an active open, local for a passive one), the locality of the
+ * remote address, its region, its data center, and whether the local
+ * address is inside the rule's local prefix. Among the rules that apply,
+ * the most specific wins:
  *
- *   1. the remote scope decides first: a rule with a DC is more specific
- *      than one with only a region, which is more specific than one with
- *      only a locality (locality < locality+region < locality+dc <
- *      locality+region+dc);
- *   2. between rules equally specific in the remote scope, one with a local
- *      prefix is more specific than one without, and a longer prefix more
- *      specific than a shorter one;
- *   3. the default rule (no match fields) applies when no other rule does,
+ *   1. the service decides first, as a service rule is the operator's
+ *      exception for one service, where the remote scope is a fleet-wide
+ *      choice: a rule with a cgroup beats one without, a deeper cgroup a
+ *      shallower one (a child service beats its parent slice); then a rule
+ *      with a port range beats one without, a narrower range a wider one,
+ *      and of two ranges as wide, the one starting lower;
+ *   2. the remote scope: a rule with a DC is more specific than one with
+ *      only a region, which is more specific than one with only a locality
+ *      (locality < locality+region < locality+dc < locality+region+dc);
+ *   3. between rules equally specific so far, one with a local prefix is
+ *      more specific than one without, and a longer prefix more specific
+ *      than a shorter one (the local address refines a remote scope, as it
+ *      did before there were service rules);
+ *   4. the default rule (no match fields) applies when no other rule does,
  *      in particular to remote addresses of unknown scope.
  *
  * Two rules that apply and are equally specific by these rules have the
- * same match (they cannot both apply otherwise), and two rules with the
- * same match are the same rule: setting one replaces the other. Region and
- * DC need a locality, and so does a local prefix: the default rule has no
- * match fields. The rules of a generation are kept sorted by precedence:
- * the first rule that applies is the one.
+ * same match (two cgroups at one depth that both hold a socket are one
+ * cgroup; two ranges as wide starting at one port are one range), and two
+ * rules with the same match are the same rule: setting one replaces the
+ * other. Region and DC need a locality, and so does a local prefix; a
+ * service match needs nothing else. The rules of a generation are kept
+ * sorted by precedence: the first rule that applies is the one.
  *
  * Lookup. A walk of the sorted rules costs about 20 instructions per rule
  * passed over: some 20 000 at connect for a 1 000-rule policy whose match
@@ -42,7 +53,11 @@
  * local-prefix rules of the groups found, which are walked: many local
  * prefixes under one remote scope still cost a walk of them. The index is
  * built when a generation is committed, in space the draft allocated for
- * it, so a commit cannot fail for it. (The choice of a listener's CCA, and
+ * it, so a commit cannot fail for it. Service rules, which sort before
+ * every other, are not in the index: a lookup walks them first (they are
+ * few on a host: one per service), reading the socket's cgroup and port
+ * only when it meets one, so a policy without them costs what it did.
+ * (The choice of a listener's CCA, and
  * of an ECN child's when its rule's CCA cannot hold ECN, walks every rule:
  * selector.c; neither is on the path of a plain connect.)
  *
@@ -67,6 +82,7 @@
  * the callbacks by itself: unregister_pernet_subsys() ends with an
  * rcu_barrier(), after every namespace's ccaas_policy_net_exit().
  */
+#include <linux/cgroup.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -74,12 +90,15 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include <ccaas/param.h>
 
 #include "../compat/unaligned.h"
+#include "cgroup_bind.h"
 #include "core.h"
 #include "sock.h"
 
@@ -150,6 +169,16 @@ struct ccaas_policy_gen *ccaas_policy_draft_alloc(unsigned int max_rules,
 }
 EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_draft_alloc);
 
+/* Drop what @gen's rules hold besides their CCAs: their cgroups. */
+static void ccaas_policy_gen_free(struct ccaas_policy_gen *gen)
+{
+	unsigned int i;
+
+	for (i = 0; i < gen->n_rules; i++)
+		ccaas_cgroup_put(gen->rules[i].match.cgroup);
+	kvfree(gen);
+}
+
 void ccaas_policy_draft_free(struct ccaas_policy_gen *draft)
 {
 	unsigned int i;
@@ -158,7 +187,7 @@ void ccaas_policy_draft_free(struct ccaas_policy_gen *draft)
 		return;
 	for (i = 0; i < draft->n_rules; i++)
 		ccaas_rule_cca_put(&draft->rules[i]);
-	kvfree(draft);
+	ccaas_policy_gen_free(draft);
 }
 EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_draft_free);
 
@@ -244,6 +273,9 @@ static struct ccaas_rule *ccaas_policy_draft_copy(struct ccaas_policy_gen *draft
 	memcpy(params, src->params, src->n_params * sizeof(*params));
 	dst->cca.ops = NULL;
 	dst->cca.cca = NULL;
+	/* each rule holds its own reference on its cgroup path */
+	if (dst->match.cgroup)
+		ccaas_cgroup_hold(dst->match.cgroup);
 
 	switch (how) {
 	case CCAAS_COPY_REF:
@@ -269,7 +301,9 @@ bool ccaas_rule_match_equal(const struct ccaas_rule_match *a,
 	       a->region == b->region && a->dc == b->dc &&
 	       a->local_family == b->local_family &&
 	       a->local_prefixlen == b->local_prefixlen &&
-	       !memcmp(a->local_addr, b->local_addr, sizeof(a->local_addr));
+	       !memcmp(a->local_addr, b->local_addr, sizeof(a->local_addr)) &&
+	       a->cgroup == b->cgroup &&
+	       a->port_min == b->port_min && a->port_max == b->port_max;
 }
 
 /* Do @a and @b give connections the same CCA, parameters and knobs? */
@@ -307,18 +341,50 @@ static unsigned int ccaas_match_local_rank(const struct ccaas_rule_match *m)
 	return m->fields & CCAAS_MATCH_LOCAL ? 1 + m->local_prefixlen : 0;
 }
 
+/* Cgroup specificity: none < the root (depth 0) < depth 1 < ... */
+static unsigned int ccaas_match_cgroup_rank(const struct ccaas_rule_match *m)
+{
+	return m->fields & CCAAS_MATCH_CGROUP ? 1 + m->cgroup->level : 0;
+}
+
+/* Port specificity: none < all 65536 ports < ... < a single port. */
+static unsigned int ccaas_match_port_rank(const struct ccaas_rule_match *m)
+{
+	return m->fields & CCAAS_MATCH_PORT ?
+	       U16_MAX + 1 - (m->port_max - m->port_min) : 0;
+}
+
 static int ccaas_cmp_u32(u32 a, u32 b)
 {
 	return a < b ? -1 : a > b;
 }
 
-/* sort() order: most specific first, then a fixed order among equals. */
+/* Cgroup paths in a fixed order (entries are shared: one per path). */
+static int ccaas_cmp_cgroup(const struct ccaas_rule_match *a,
+			    const struct ccaas_rule_match *b)
+{
+	if (a->cgroup == b->cgroup)
+		return 0;
+	if (!a->cgroup || !b->cgroup)
+		return a->cgroup ? -1 : 1;
+	return strcmp(a->cgroup->path, b->cgroup->path);
+}
+
+/*
+ * sort() order: most specific first (see the top), then a fixed order
+ * among rules that cannot both apply.
+ */
 static int ccaas_rule_cmp(const void *pa, const void *pb)
 {
 	const struct ccaas_rule_match *a = &((const struct ccaas_rule *)pa)->match;
 	const struct ccaas_rule_match *b = &((const struct ccaas_rule *)pb)->match;
 
-	return ccaas_cmp_u32(ccaas_match_scope_rank(b),
+	return ccaas_cmp_u32(ccaas_match_cgroup_rank(b),
+			     ccaas_match_cgroup_rank(a)) ?:
+	       ccaas_cmp_u32(ccaas_match_port_rank(b),
+			     ccaas_match_port_rank(a)) ?:
+	       ccaas_cmp_u32(a->port_min, b->port_min) ?:
+	       ccaas_cmp_u32(ccaas_match_scope_rank(b),
 			     ccaas_match_scope_rank(a)) ?:
 	       ccaas_cmp_u32(ccaas_match_local_rank(b),
 			     ccaas_match_local_rank(a)) ?:
@@ -326,7 +392,8 @@ static int ccaas_rule_cmp(const void *pa, const void *pb)
 	       ccaas_cmp_u32(a->region, b->region) ?:
 	       ccaas_cmp_u32(a->dc, b->dc) ?:
 	       ccaas_cmp_u32(a->local_family, b->local_family) ?:
-	       memcmp(a->local_addr, b->local_addr, sizeof(a->local_addr));
+	       memcmp(a->local_addr, b->local_addr, sizeof(a->local_addr)) ?:
+	       ccaas_cmp_cgroup(a, b);
 }
 
 /* A rule's parameters in index order, so equal rules compare equal. */
@@ -348,6 +415,10 @@ static int ccaas_policy_draft_finish(struct ccaas_policy_gen *draft,
 
 	sort(draft->rules, draft->n_rules, sizeof(draft->rules[0]),
 	     ccaas_rule_cmp, NULL);
+	draft->n_service = 0;
+	while (draft->n_service < draft->n_rules &&
+	       draft->rules[draft->n_service].match.fields & CCAAS_MATCH_SERVICE)
+		draft->n_service++;
 	for (i = 1; i < draft->n_rules; i++) {
 		if (ccaas_rule_match_equal(&draft->rules[i - 1].match,
 					   &draft->rules[i].match)) {
@@ -418,20 +489,23 @@ static int ccaas_order_cmp(const void *pa, const void *pb, const void *priv)
 	       ccaas_cmp_u32(ia, ib);
 }
 
-/* Build @gen's index (see the top) over its sorted rules. */
+/*
+ * Build @gen's index (see the top) over its sorted rules, but for the
+ * service rules, which come first and which lookups walk.
+ */
 static void ccaas_policy_index(struct ccaas_policy_gen *gen)
 {
 	struct ccaas_rule_group *g = NULL;
 	unsigned int i, n_groups = 0, shape, prev = 0;
+	unsigned int n = gen->n_rules - gen->n_service;
 
 	BUILD_BUG_ON(CCAAS_POLICY_MAX_RULES > U16_MAX);
 	memset(gen->shape_first, 0, sizeof(gen->shape_first));
 	memset(gen->shape_groups, 0, sizeof(gen->shape_groups));
-	for (i = 0; i < gen->n_rules; i++)
-		gen->order[i] = i;
-	sort_r(gen->order, gen->n_rules, sizeof(gen->order[0]),
-	       ccaas_order_cmp, NULL, gen);
-	for (i = 0; i < gen->n_rules; i++) {
+	for (i = 0; i < n; i++)
+		gen->order[i] = gen->n_service + i;
+	sort_r(gen->order, n, sizeof(gen->order[0]), ccaas_order_cmp, NULL, gen);
+	for (i = 0; i < n; i++) {
 		const struct ccaas_rule_match *m = &gen->rules[gen->order[i]].match;
 
 		shape = ccaas_match_scope_rank(m);
@@ -559,36 +633,125 @@ ccaas_local_applies(const struct ccaas_rule_match *m, const struct sock *sk,
 	       ccaas_prefix_match(local->addr, m->local_addr, m->local_prefixlen);
 }
 
-/* The lookup without the index: the first rule in order that applies. */
-static const struct ccaas_rule *
-ccaas_policy_walk(const struct ccaas_policy_gen *gen,
-		  const struct ccaas_scope_result *scope, const struct sock *sk)
+u16 ccaas_sk_server_port(const struct sock *sk, enum ccaas_side side)
 {
-	struct ccaas_local_addr local;
-	int have = -1;
+	/*
+	 * A socket of an existing connection does not say which side opened
+	 * it. A listener's port, and so its children's, was bound by the
+	 * application (bind() sets SOCK_BINDPORT_LOCK, and a child copies
+	 * the listener's flags); a client's is an ephemeral port connect()
+	 * chose, unless the application bound one itself (then this guesses
+	 * wrong), as a listener left to listen() on an ephemeral port does.
+	 */
+	if (side == CCAAS_SIDE_GUESS)
+		side = sk->sk_state == TCP_LISTEN ||
+		       (sk->sk_state != TCP_SYN_SENT &&
+			sk->sk_userlocks & SOCK_BINDPORT_LOCK) ?
+		       CCAAS_SIDE_PASSIVE : CCAAS_SIDE_ACTIVE;
+	return side == CCAAS_SIDE_PASSIVE ? inet_sk(sk)->inet_num :
+	       ntohs(inet_sk(sk)->inet_dport);
+}
+
+/*
+ * What a lookup knows of a socket's service, read when a service rule is
+ * first met: @port (with @have_port) and @cgroup (with @have_cgroup; NULL
+ * when the socket has none).
+ */
+struct ccaas_svc {
+	const struct sock *sk;
+	enum ccaas_side side;
+	bool have_port;
+	bool have_cgroup;
+	u16 port;
+	struct cgroup *cgroup;
+};
+
+/*
+ * Is @svc's socket in the cgroup at @cgp now, or below it? The socket
+ * holds a reference on its cgroup for its whole life, and a cgroup on its
+ * ancestors. No cgroup has id 0, what a path no cgroup was at has.
+ */
+static bool ccaas_svc_in_cgroup(struct ccaas_svc *svc,
+				const struct ccaas_cgroup *cgp)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	struct cgroup *cg;
+
+	if (!svc->have_cgroup) {
+		svc->cgroup = sock_cgroup_ptr((struct sock_cgroup_data *)
+					      &svc->sk->sk_cgrp_data);
+		svc->have_cgroup = true;
+	}
+	cg = svc->cgroup ? cgroup_ancestor(svc->cgroup, cgp->level) : NULL;
+	return cg && cgroup_id(cg) == ccaas_cgroup_id(cgp);
+#else
+	return false;
+#endif
+}
+
+/* Do @m's service fields, if it has any, hold for @svc's socket? */
+static __always_inline bool ccaas_service_applies(const struct ccaas_rule_match *m,
+						  struct ccaas_svc *svc)
+{
+	if (!(m->fields & CCAAS_MATCH_SERVICE))
+		return true;
+	if (!svc->sk)
+		return false;
+	if (m->fields & CCAAS_MATCH_PORT) {
+		if (!svc->have_port) {
+			svc->port = ccaas_sk_server_port(svc->sk, svc->side);
+			svc->have_port = true;
+		}
+		if (svc->port < m->port_min || svc->port > m->port_max)
+			return false;
+	}
+	return !(m->fields & CCAAS_MATCH_CGROUP) ||
+	       ccaas_svc_in_cgroup(svc, m->cgroup);
+}
+
+/* Does @m's remote scope hold for @scope? */
+static __always_inline bool ccaas_scope_applies(const struct ccaas_rule_match *m,
+						const struct ccaas_scope_result *scope)
+{
+	return (!m->locality || m->locality == scope->locality) &&
+	       (!(m->fields & CCAAS_MATCH_REGION) || m->region == scope->region) &&
+	       (!(m->fields & CCAAS_MATCH_DC) || m->dc == scope->dc);
+}
+
+/*
+ * The lookup without the index: the first rule in order that applies,
+ * among the first @n (all rules, or the service rules only).
+ */
+static const struct ccaas_rule *
+ccaas_policy_walk(const struct ccaas_policy_gen *gen, unsigned int n,
+		  const struct ccaas_scope_result *scope, struct ccaas_svc *svc,
+		  struct ccaas_local_addr *local, int *have)
+{
 	unsigned int i;
 
-	for (i = 0; i < gen->n_rules; i++) {
+	for (i = 0; i < n; i++) {
 		const struct ccaas_rule_match *m = &gen->rules[i].match;
 
-		if ((m->locality && m->locality != scope->locality) ||
-		    (m->fields & CCAAS_MATCH_REGION && m->region != scope->region) ||
-		    (m->fields & CCAAS_MATCH_DC && m->dc != scope->dc) ||
-		    !ccaas_local_applies(m, sk, &local, &have))
+		if (!ccaas_scope_applies(m, scope) ||
+		    !ccaas_service_applies(m, svc) ||
+		    !ccaas_local_applies(m, svc->sk, local, have))
 			continue;
 		return &gen->rules[i];
 	}
 	return NULL;
 }
 
-const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
-					    const struct ccaas_scope_result *scope,
-					    const struct sock *sk)
+const struct ccaas_rule *
+ccaas_policy_match_side(const struct ccaas_policy_gen *gen,
+			const struct ccaas_scope_result *scope,
+			const struct sock *sk, enum ccaas_side side)
 {
 	static const struct ccaas_scope_result unknown = {
 		.locality = CCAAS_LOCALITY_UNKNOWN,
 	};
+	struct ccaas_svc svc = { .sk = sk, .side = side };
 	const struct ccaas_rule_group *g;
+	const struct ccaas_rule *rule;
 	struct ccaas_local_addr local;
 	unsigned int i;
 	int shape, have = -1;
@@ -596,7 +759,14 @@ const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
 	if (!scope)
 		scope = &unknown;
 	if (gen->n_rules <= CCAAS_POLICY_WALK_RULES)
-		return ccaas_policy_walk(gen, scope, sk);
+		return ccaas_policy_walk(gen, gen->n_rules, scope, &svc, &local,
+					 &have);
+	if (gen->n_service) {
+		rule = ccaas_policy_walk(gen, gen->n_service, scope, &svc,
+					 &local, &have);
+		if (rule)
+			return rule;
+	}
 	for (shape = CCAAS_MATCH_SHAPES - 1; shape >= 0; shape--) {
 		if (!gen->shape_groups[shape])
 			continue;
@@ -613,7 +783,17 @@ const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
 	}
 	return NULL;
 }
-EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_match);
+EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_match_side);
+
+bool ccaas_rule_may_apply_passive(const struct ccaas_rule *rule,
+				  const struct sock *sk, bool *all)
+{
+	const struct ccaas_rule_match *m = &rule->match;
+	struct ccaas_svc svc = { .sk = sk, .side = CCAAS_SIDE_PASSIVE };
+
+	*all = !m->locality && !(m->fields & CCAAS_MATCH_LOCAL);
+	return ccaas_service_applies(m, &svc);
+}
 
 /* --- the store: history, commits, retirement ----------------------------- */
 
@@ -685,7 +865,7 @@ void ccaas_policy_head_of(const struct ccaas_policy_gen *gen,
 static void ccaas_policy_gen_release(struct ccaas_policy_gen *gen)
 {
 	if (refcount_dec_and_test(&gen->users))
-		kvfree(gen);
+		ccaas_policy_gen_free(gen);
 }
 
 /* A grace period after @gen was replaced: no reader can still see it. */

@@ -20,6 +20,7 @@
 #include <uapi/linux/ccaas.h>
 
 struct ccaas_cca;
+struct ccaas_cgroup;
 struct ccaas_net;
 struct ccaas_scope_result;
 struct sock;
@@ -76,7 +77,12 @@ enum {
 	CCAAS_MATCH_REGION	= BIT(0),
 	CCAAS_MATCH_DC		= BIT(1),
 	CCAAS_MATCH_LOCAL	= BIT(2),
+	CCAAS_MATCH_CGROUP	= BIT(3),
+	CCAAS_MATCH_PORT	= BIT(4),
 };
+
+/* The service fields: a rule with either is a service rule (policy.c). */
+#define CCAAS_MATCH_SERVICE	(CCAAS_MATCH_CGROUP | CCAAS_MATCH_PORT)
 
 /**
  * struct ccaas_rule_match - which connections a rule applies to
@@ -89,6 +95,12 @@ enum {
  * @local_prefixlen: length of the local prefix
  * @local_addr: local prefix, network order (4 bytes for IPv4), no bits set
  *	past @local_prefixlen
+ * @cgroup: with CCAAS_MATCH_CGROUP, the cgroup path whose cgroup's sockets,
+ *	and those of the cgroups below it, the rule applies to: a socket
+ *	matches if its cgroup's ancestor at the path's depth is the cgroup
+ *	at the path now (cgroup_bind.c); the rule holds a reference
+ * @port_min: with CCAAS_MATCH_PORT, the first service port, host order
+ * @port_max: the last; @port_min <= @port_max
  *
  * Two rules with equal matches are the same rule. Unused fields are zero.
  */
@@ -100,6 +112,9 @@ struct ccaas_rule_match {
 	u8 local_family;
 	u8 local_prefixlen;
 	u8 local_addr[16];
+	struct ccaas_cgroup *cgroup;
+	u16 port_min;
+	u16 port_max;
 };
 
 /* Which cross-layer knobs a rule sets (ccaas_rule.knobs). */
@@ -196,6 +211,7 @@ struct ccaas_rule_group {
  * @from: for a rollback, the generation it restored
  * @time_ns: commit time, ns since the epoch (ktime_get_real_ns())
  * @n_rules: entries in @rules
+ * @n_service: how many of them are service rules: they come first
  * @rules: the rules, most specific first, so the first that matches wins
  * @shape_first: per remote-scope shape, its first entry in @groups
  * @shape_groups: per shape, how many entries of @groups it has
@@ -216,6 +232,7 @@ struct ccaas_policy_gen {
 	u32 from;
 	u64 time_ns;
 	unsigned int n_rules;
+	unsigned int n_service;
 	u16 shape_first[CCAAS_MATCH_SHAPES];
 	u16 shape_groups[CCAAS_MATCH_SHAPES];
 	struct ccaas_rule_group *groups;
@@ -257,14 +274,48 @@ void ccaas_policy_net_exit(struct ccaas_net *cn);
 struct ccaas_policy_gen *ccaas_policy_current(struct ccaas_net *cn);
 
 /*
- * The most specific rule of @gen that applies to a connection whose remote
- * address has @scope (NULL: unknown scope) and whose local address is that
- * of @sk (NULL: rules with a local prefix do not apply), or NULL when no
- * rule applies (no default rule).
+ * Which side of its connection a socket is, for the service port: the
+ * server's port is the remote one of an active open and the local one of
+ * a passive open (and of a listener). The selector knows; a pass over
+ * existing sockets does not, and guesses (ccaas_sk_server_port()).
  */
-const struct ccaas_rule *ccaas_policy_match(const struct ccaas_policy_gen *gen,
-					    const struct ccaas_scope_result *scope,
-					    const struct sock *sk);
+enum ccaas_side {
+	CCAAS_SIDE_GUESS,
+	CCAAS_SIDE_ACTIVE,
+	CCAAS_SIDE_PASSIVE,
+};
+
+/* The server's port of @sk's connection, host order. */
+u16 ccaas_sk_server_port(const struct sock *sk, enum ccaas_side side);
+
+/*
+ * The most specific rule of @gen that applies to a connection whose remote
+ * address has @scope (NULL: unknown scope) and whose local address, cgroup
+ * and service port are those of @sk, on @side of its connection (@sk NULL:
+ * rules with a local prefix or a service match do not apply), or NULL when
+ * no rule applies (no default rule).
+ */
+const struct ccaas_rule *
+ccaas_policy_match_side(const struct ccaas_policy_gen *gen,
+			const struct ccaas_scope_result *scope,
+			const struct sock *sk, enum ccaas_side side);
+
+/* The same, for a socket of an existing connection (side guessed). */
+static inline const struct ccaas_rule *
+ccaas_policy_match(const struct ccaas_policy_gen *gen,
+		   const struct ccaas_scope_result *scope, const struct sock *sk)
+{
+	return ccaas_policy_match_side(gen, scope, sk, CCAAS_SIDE_GUESS);
+}
+
+/*
+ * Could @rule apply to a child of listener @sk (or to @sk itself, a
+ * passive child)? Its service fields must hold for @sk; its remote fields
+ * and local prefix are left open. *@all is set when the rule applies to
+ * every such child (it sets no remote field and no local prefix).
+ */
+bool ccaas_rule_may_apply_passive(const struct ccaas_rule *rule,
+				  const struct sock *sk, bool *all);
 
 /* The value @rule sets for parameter @index of its CCA, or @def. */
 static inline u32 ccaas_rule_param(const struct ccaas_rule *rule,

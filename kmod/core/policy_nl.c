@@ -27,12 +27,15 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/stringify.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
+#include "../compat/cgroup_namespace.h"
+#include "cgroup_bind.h"
 #include "core.h"
 #include "sock.h"
 
@@ -55,6 +58,10 @@ static const struct nla_policy ccaas_rule_nlpolicy[CCAAS_A_RULE_MAX + 1] = {
 	[CCAAS_A_RULE_MIN_RTO_US] = { .type = NLA_U32 },
 	[CCAAS_A_RULE_INIT_CWND] = { .type = NLA_U32 },
 	[CCAAS_A_RULE_TSO_SEGS] = { .type = NLA_U32 },
+	[CCAAS_A_RULE_CGROUP] = { .type = NLA_NUL_STRING,
+				   .len = CCAAS_CGROUP_PATH_MAX - 1 },
+	[CCAAS_A_RULE_PORT_MIN] = NLA_POLICY_MIN(NLA_U16, 1),
+	[CCAAS_A_RULE_PORT_MAX] = NLA_POLICY_MIN(NLA_U16, 1),
 };
 
 /* POLICY_SET and POLICY_DEL */
@@ -167,10 +174,73 @@ static int ccaas_rule_parse_local(struct nlattr **tb, struct ccaas_rule_match *m
 	return 0;
 }
 
+/*
+ * A cgroup match: a path from the root of the initial cgroup namespace,
+ * which need not have a cgroup yet (cgroup_bind.c). A task in another
+ * cgroup namespace sees paths from its own root: refused, rather than
+ * bound to the wrong cgroup.
+ */
+static int ccaas_rule_parse_cgroup(const struct nlattr *a,
+				   struct ccaas_rule_match *m,
+				   struct netlink_ext_ack *extack)
+{
+	struct ccaas_cgroup *cg;
+
+	if (current->nsproxy->cgroup_ns->root_cset->dfl_cgrp !=
+	    &cgrp_dfl_root.cgrp) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "cgroup rules are set from the initial cgroup namespace");
+		return -EPERM;
+	}
+	cg = ccaas_cgroup_get(nla_data(a), extack);
+	if (IS_ERR(cg)) {
+		NL_SET_BAD_ATTR(extack, a);
+		return PTR_ERR(cg);
+	}
+	m->cgroup = cg;
+	m->fields |= CCAAS_MATCH_CGROUP;
+	return 0;
+}
+
+/* A port range: PORT_MIN, and PORT_MAX (default PORT_MIN) not below it. */
+static int ccaas_rule_parse_port(struct nlattr **tb, struct ccaas_rule_match *m,
+				 struct netlink_ext_ack *extack)
+{
+	const struct nlattr *lo = tb[CCAAS_A_RULE_PORT_MIN];
+	const struct nlattr *hi = tb[CCAAS_A_RULE_PORT_MAX];
+
+	if (!lo) {
+		NL_SET_ERR_MSG_ATTR(extack, hi, "a port range needs its first port");
+		return -EINVAL;
+	}
+	m->port_min = nla_get_u16(lo);
+	m->port_max = hi ? nla_get_u16(hi) : m->port_min;
+	if (m->port_max < m->port_min) {
+		NL_SET_ERR_MSG_ATTR(extack, hi,
+				    "bad port range: the last port is below the first");
+		return -EINVAL;
+	}
+	m->fields |= CCAAS_MATCH_PORT;
+	return 0;
+}
+
 static int ccaas_rule_parse_match(struct nlattr **tb, struct ccaas_rule_match *m,
 				  struct netlink_ext_ack *extack)
 {
 	const struct nlattr *a;
+	int err;
+
+	a = tb[CCAAS_A_RULE_CGROUP];
+	if (a) {
+		err = ccaas_rule_parse_cgroup(a, m, extack);
+		if (err)
+			return err;
+	}
+	if (tb[CCAAS_A_RULE_PORT_MIN] || tb[CCAAS_A_RULE_PORT_MAX]) {
+		err = ccaas_rule_parse_port(tb, m, extack);
+		if (err)
+			return err;
+	}
 
 	a = tb[CCAAS_A_RULE_LOCALITY];
 	if (a) {
@@ -426,6 +496,15 @@ static int ccaas_nl_fill_rule(struct sk_buff *skb, const struct ccaas_rule *rule
 	     (nla_put(skb, CCAAS_A_RULE_LOCAL_ADDR,
 		      m->local_family == AF_INET ? 4 : 16, m->local_addr) ||
 	      nla_put_u8(skb, CCAAS_A_RULE_LOCAL_PREFIXLEN, m->local_prefixlen))) ||
+	    (m->fields & CCAAS_MATCH_CGROUP &&
+	     (nla_put_string(skb, CCAAS_A_RULE_CGROUP, m->cgroup->path) ||
+	      (ccaas_cgroup_id(m->cgroup) &&
+	       nla_put_u64_64bit(skb, CCAAS_A_RULE_CGROUP_ID,
+				 ccaas_cgroup_id(m->cgroup),
+				 CCAAS_A_RULE_UNSPEC)))) ||
+	    (m->fields & CCAAS_MATCH_PORT &&
+	     (nla_put_u16(skb, CCAAS_A_RULE_PORT_MIN, m->port_min) ||
+	      nla_put_u16(skb, CCAAS_A_RULE_PORT_MAX, m->port_max))) ||
 	    nla_put_string(skb, CCAAS_A_RULE_CCA, rule->cca_name))
 		goto cancel;
 	for (i = 0; i < rule->n_params; i++) {

@@ -13,7 +13,8 @@
  * updates safely from any context (core.h). The transitions:
  *
  * - Active open, CLOSE -> SYN_SENT, inside tcp_v{4,6}_connect() with the
- *   socket owned by the connecting task and the addresses set, before
+ *   socket owned by the connecting task and the remote address and port
+ *   set (the server's port, for a port match), before
  *   tcp_connect(). Switching the ops here decides the SYN's ECN request
  *   (tcp_ecn_send_syn() asks for ECN when the CCA needs it). No init():
  *   the stack calls it when the handshake completes. A route's `congctl`
@@ -31,10 +32,12 @@
  * - Listen, CLOSE -> LISTEN: the listener's CCA decides whether the server
  *   accepts ECN from a client whose SYN is ECT-marked, as the SYNs of ECN
  *   CCAs are (tcp_ecn_create_request(): net.ipv4.tcp_ecn and a route's
- *   `features ecn` only cover non-ECT SYNs). So when the policy names any
- *   CCA that needs ECN, a new listener is put on such a CCA (the first that
- *   asks for AccECN, else the first; never one refusing the RFC 3168
- *   fallback, see ccaas_ecn_rule()): it then accepts ECN from clients that
+ *   `features ecn` only cover non-ECT SYNs). So when a rule that may apply
+ *   to the listener's children (its service fields, if any, hold for the
+ *   listener's cgroup and port) names a CCA that needs ECN, a new listener
+ *   is put on such a CCA (the first that asks for AccECN, else the first;
+ *   never one refusing the RFC 3168 fallback, see ccaas_ecn_rule()): it
+ *   then accepts ECN from clients that
  *   ask for it, and ignores it from those that do not. Otherwise the
  *   listener keeps the namespace's default CCA, which the stack gave it.
  *   Migration moves listeners opened before a policy change the same way
@@ -70,21 +73,31 @@
 static struct tracepoint *ccaas_set_state_tp;
 
 /*
- * The rule whose CCA the policy's listeners go on, or NULL: the first that
- * needs ECN and asks for AccECN, else the first that needs ECN. A listener
- * on a CCA that needs ECN accepts ECN from clients that ask; one asking
- * for AccECN accepts AccECN too, whatever net.ipv4.tcp_ecn says. Never a
- * CCA refusing the RFC 3168 fallback: a classic client would believe ECN
- * was agreed while the child has none.
+ * The rule whose CCA listener @sk goes on (@sk NULL: the policy's
+ * listeners at large), or NULL: among the rules that may apply to its
+ * children, the first that needs ECN and asks for AccECN, else the first
+ * that needs ECN. A listener on a CCA that needs ECN accepts ECN from
+ * clients that ask; one asking for AccECN accepts AccECN too, whatever
+ * net.ipv4.tcp_ecn says. Never a CCA refusing the RFC 3168 fallback: a
+ * classic client would believe ECN was agreed while the child has none.
+ *
+ * The rules that may apply to a listener's children are those whose
+ * service match holds for the listener (its children have its cgroup and
+ * its port) or who have none; the first of them that sets no remote field
+ * and no local prefix applies to every child, and hides the rest.
  */
-static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *gen)
+static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *gen,
+					       const struct sock *sk)
 {
 	const struct ccaas_rule *classic = NULL;
 	unsigned int i;
+	bool all = false;
 
-	for (i = 0; i < gen->n_rules; i++) {
+	for (i = 0; i < gen->n_rules && !all; i++) {
 		u32 flags = gen->rules[i].cca.ops->flags;
 
+		if (sk && !ccaas_rule_may_apply_passive(&gen->rules[i], sk, &all))
+			continue;
 		if (!(flags & TCP_CONG_NEEDS_ECN) ||
 		    (flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168))
 			continue;
@@ -126,7 +139,7 @@ ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk,
 	ops = ccaas_registry_transitional();
 	if (ops && ccaas_can_hold(sk, ops, fresh))
 		return ops;
-	rule = ccaas_ecn_rule(gen);
+	rule = ccaas_ecn_rule(gen, NULL);
 	if (rule && ccaas_can_hold(sk, rule->cca.ops, fresh))
 		return rule->cca.ops;
 	for (i = 0; i < gen->n_rules; i++) {
@@ -169,7 +182,8 @@ static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 	    ccaas_sk_generation(sk) == gen->generation)
 		goto out;
 	ccaas_sk_scope(cn, sk, &scope);
-	rule = ccaas_policy_match(gen, &scope, sk);
+	rule = ccaas_policy_match_side(gen, &scope, sk, at == CCAAS_AT_CHILD ?
+				       CCAAS_SIDE_PASSIVE : CCAAS_SIDE_ACTIVE);
 	if (!rule)
 		goto out;
 	ops = rule->cca.ops;
@@ -227,14 +241,16 @@ static void ccaas_select_connected(struct sock *sk)
 /**
  * ccaas_listener_ops - the CCA the policy gives a listener
  * @gen: the policy generation (RCU or ccaas_net.lock held)
+ * @sk: the listener, bound: its cgroup and port decide which service rules
+ *	may apply to its children
  *
  * Return: the CCA of ccaas_ecn_rule(), or NULL: a listener then belongs
  * on the namespace's default CCA, where the stack put it.
  */
 const struct tcp_congestion_ops *
-ccaas_listener_ops(const struct ccaas_policy_gen *gen)
+ccaas_listener_ops(const struct ccaas_policy_gen *gen, const struct sock *sk)
 {
-	const struct ccaas_rule *rule = ccaas_ecn_rule(gen);
+	const struct ccaas_rule *rule = ccaas_ecn_rule(gen, sk);
 
 	return rule ? rule->cca.ops : NULL;
 }
@@ -249,7 +265,7 @@ static void ccaas_select_listener(struct sock *sk)
 		return;
 	rcu_read_lock();
 	gen = ccaas_policy_current(cn);
-	ops = ccaas_listener_ops(gen);
+	ops = ccaas_listener_ops(gen, sk);
 	if (ops && !ccaas_ops_on_cca(inet_csk(sk)->icsk_ca_ops, ops) &&
 	    !ccaas_sk_switch(sk, ops, NULL, gen->generation, false,
 			     CCALOG_SWITCH_SELECT))

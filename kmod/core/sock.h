@@ -129,7 +129,7 @@ const struct tcp_congestion_ops *
 ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk,
 		    bool fresh);
 const struct tcp_congestion_ops *
-ccaas_listener_ops(const struct ccaas_policy_gen *gen);
+ccaas_listener_ops(const struct ccaas_policy_gen *gen, const struct sock *sk);
 int ccaas_selector_init(void);
 void ccaas_selector_exit(void);
 

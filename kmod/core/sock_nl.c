@@ -3,6 +3,7 @@
  * Netlink for existing connections: MIGRATE, CCA_DRAIN and the SOCK_GET
  * dump. Their counts are announced to the monitor group too (netlink.c).
  */
+#include <linux/cgroup.h>
 #include <linux/module.h>
 #include <net/genetlink.h>
 #include <net/inet_hashtables.h>
@@ -177,6 +178,19 @@ static int ccaas_put_addr(struct sk_buff *skb, int type, const struct sock *sk,
 			       sk->sk_rcv_saddr);
 }
 
+/* The id of @sk's cgroup v2, which a cgroup match compares. */
+static int ccaas_put_cgroup(struct sk_buff *skb, struct sock *sk)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	struct cgroup *cg = sock_cgroup_ptr(&sk->sk_cgrp_data);
+
+	if (cg)
+		return nla_put_u64_64bit(skb, CCAAS_A_SOCK_CGROUP_ID,
+					 cgroup_id(cg), CCAAS_A_SOCK_UNSPEC);
+#endif
+	return 0;
+}
+
 /* Called under the bucket lock and RCU: no sleeping, socket not locked. */
 static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 			   struct sock *sk, struct ccaas_net *cn)
@@ -220,7 +234,11 @@ static int ccaas_sock_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u8(skb, CCAAS_A_SOCK_PINNED, ccaas_sk_pinned(sk)) ||
 	    nla_put_u32(skb, CCAAS_A_SOCK_MIN_RTO_US,
 			jiffies_to_usecs(READ_ONCE(inet_csk(sk)->icsk_rto_min))) ||
-	    nla_put_u8(skb, CCAAS_A_SOCK_LOGGED, logged)) {
+	    nla_put_u8(skb, CCAAS_A_SOCK_LOGGED, logged) ||
+	    (rule && nla_put_u32(skb, CCAAS_A_SOCK_RULE, rule - gen->rules)) ||
+	    nla_put_u16(skb, CCAAS_A_SOCK_SERVER_PORT,
+			ccaas_sk_server_port(sk, CCAAS_SIDE_GUESS)) ||
+	    ccaas_put_cgroup(skb, sk)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

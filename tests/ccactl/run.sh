@@ -454,7 +454,7 @@ c6=$(complete_words ccactl sock show dport "")
 c7=$(complete_words ccactl cca drain cca_dctcp "")
 c8=$(complete_words ccactl cca drain cca_dctcp f)
 check completion_migrate_sock_monitor '[ "$c1" = "force help" ]' '[ "$c2" = "help" ]' \
-	'[ "$c3" = "show help" ]' '[ "$c4" = "cca locality dport sport" ]' \
+	'[ "$c3" = "show help" ]' '[ "$c4" = "cca locality dport sport cgroup" ]' \
 	'[ "$c5" = "xregion" ]' '[ -z "$c6" ]' '[ "$c7" = "to force" ]' '[ "$c8" = "force" ]'
 
 # ---- scope load dry_run ----

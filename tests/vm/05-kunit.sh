@@ -28,8 +28,13 @@ test_kunit() {
 	# ccaas_ext's allocation-failure case injects a failure (fail-nth): no
 	# stack dump for it, which the driver would count as a kernel report
 	echo 0 >/sys/kernel/debug/failslab/verbose 2>/dev/null
+	# the policy suite's service rules match sockets of these cgroups
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	mkdir -p /sys/fs/cgroup/ccaas-kunit/svc/child /sys/fs/cgroup/ccaas-kunit/other
 	insmod "$CCAAS_KO_DIR/ccaas_kunit.ko" || rc=1
 	echo 2 >/sys/kernel/debug/failslab/verbose 2>/dev/null
+	rmdir /sys/fs/cgroup/ccaas-kunit/svc/child /sys/fs/cgroup/ccaas-kunit/svc \
+		/sys/fs/cgroup/ccaas-kunit/other /sys/fs/cgroup/ccaas-kunit
 	[ "$rc" = 0 ] || fail kunit "insmod ccaas_kunit.ko" || return 1
 	out=$(python3 "$CCAAS_ROOT/tests/vm/lib/kunit_results.py" "$kunit_dir" \
 		"$CCAAS_ROOT/kunit" "${filter:-*}") || rc=1

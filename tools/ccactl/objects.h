@@ -19,6 +19,7 @@ extern const struct ccactl_object stats_object;	/* stats.c */
 
 /* policy.c, for stats.c: the rules' matches of a generation, as text */
 int policy_matches(uint32_t gen, char ***texts, size_t *n);
+int policy_matches_of(bool has_gen, uint32_t *gen, char ***texts, size_t *n);
 void policy_matches_free(char **texts, size_t n);
 
 #endif /* CCACTL_OBJECTS_H */

@@ -10,7 +10,9 @@
  *   ccactl policy rollback GEN [no_migrate] [force]          POLICY_ROLLBACK
  *   ccactl policy apply FILE|- [dry_run] [no_migrate] [force] POLICY_APPLY
  *
- *   MATCH  := default | locality LOC [region N] [dc N] [local PREFIX]
+ *   MATCH  := default | SERVICE [SCOPE] | SCOPE
+ *   SERVICE := [cgroup PATH] [port N[-M]]
+ *   SCOPE  := locality LOC [region N] [dc N] [local PREFIX]
  *   ACTION := cca NAME [param NAME=VALUE]... [min_rto TIME] [init_cwnd N]
  *             [tso_segs N]
  *
@@ -33,6 +35,7 @@
 #include <linux/genetlink.h>
 
 #include "ccactl.h"
+#include "cgroup.h"
 #include "family.h"
 #include "json.h"
 #include "objects.h"
@@ -56,11 +59,15 @@ struct rule_param {
 struct rule {
 	/* match */
 	bool has_locality, has_region, has_dc, has_local;
+	bool has_cgroup, has_port;
 	uint8_t locality;
 	uint32_t region, dc;
 	int family;			/* AF_INET or AF_INET6, with has_local */
 	uint8_t prefixlen;
 	uint8_t addr[16];
+	char cgroup[CGROUP_PATH_MAX];	/* with has_cgroup */
+	uint64_t cgroup_id;		/* in dumps: the cgroup there, 0: none */
+	uint16_t port_min, port_max;	/* with has_port */
 	/* action */
 	bool has_cca, has_min_rto, has_init_cwnd, has_tso_segs;
 	char cca[CCAAS_CCA_NAME_MAX];
@@ -310,6 +317,57 @@ static int parse_param(const char *s, struct rule *r, struct perr *e)
 	return 0;
 }
 
+/* "N" or "N-M", ports 1..65535, N <= M. */
+static int parse_port_range(const char *s, struct rule *r, struct perr *e)
+{
+	char buf[16], *dash;
+	uint32_t lo, hi;
+
+	if (r->has_port)
+		return perr_set(e, "port given twice");
+	if (strlen(s) >= sizeof(buf))
+		return perr_set(e, "port: \"%s\" is not a port or a range (N or N-M)", s);
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash++ = '\0';
+	if (!parse_u32(buf, &lo) || (dash && !parse_u32(dash, &hi)))
+		return perr_set(e, "port: \"%s\" is not a port or a range (N or N-M)", s);
+	if (!dash)
+		hi = lo;
+	if (!lo || lo > 65535 || !hi || hi > 65535)
+		return perr_set(e, "port: \"%s\" is out of range (1..65535)", s);
+	if (hi < lo)
+		return perr_set(e, "port: \"%s\" ends below its start", s);
+	r->port_min = (uint16_t)lo;
+	r->port_max = (uint16_t)hi;
+	r->has_port = true;
+	return 0;
+}
+
+/*
+ * "cgroup PATH": the kernel keeps the path and binds it to the cgroup
+ * there, now or once it is made; a path without a cgroup is said, not
+ * refused (a policy applied at boot names services not started yet).
+ */
+static int parse_cgroup(const char *s, struct rule *r, struct perr *e)
+{
+	const char *mount;
+	uint64_t id;
+
+	if (r->has_cgroup)
+		return perr_set(e, "cgroup given twice");
+	if (cgroup_canon(s, false, r->cgroup, sizeof(r->cgroup), e->msg,
+			 sizeof(e->msg)))
+		return -1;
+	if (!cgroup_lookup(r->cgroup, &id, &mount))
+		fprintf(stderr,
+			"ccactl: warning: no cgroup \"%s\" under %s yet: the rule applies to it once it is made\n",
+			r->cgroup, mount);
+	r->has_cgroup = true;
+	return 0;
+}
+
 /* A numeric match or knob word: each may appear once. */
 static int parse_number(const char *word, const char *arg, bool *has,
 			uint32_t *v, struct perr *e)
@@ -336,18 +394,34 @@ static int rule_parse(int argc, char **argv, bool match_only,
 
 	memset(r, 0, sizeof(*r));
 	if (argc == 0)
-		return perr_set(e, "missing match: \"default\" or \"locality LOC ...\"");
+		return perr_set(e, "missing match: \"default\", \"locality LOC ...\", \"cgroup PATH\" or \"port N\"");
+	i = 0;
 	if (!strcmp(argv[0], "default")) {
 		i = 1;
-	} else if (!strcmp(argv[0], "locality")) {
-		if (argc < 2)
-			return perr_set(e, "locality: missing LOC (rack, dc, region or xregion)");
-		if (parse_locality(argv[1], r, e))
-			return -1;
-		i = 2;
 	} else {
-		return perr_set(e, "expected \"default\" or \"locality LOC\", not \"%s\"",
-				argv[0]);
+		/* the service words first, then the scope */
+		for (; i < argc; i += 2) {
+			if (strcmp(argv[i], "cgroup") && strcmp(argv[i], "port"))
+				break;
+			if (i + 1 == argc)
+				return perr_set(e, "%s: missing value", argv[i]);
+			if (!strcmp(argv[i], "cgroup"))
+				ok = !parse_cgroup(argv[i + 1], r, e);
+			else
+				ok = !parse_port_range(argv[i + 1], r, e);
+			if (!ok)
+				return -1;
+		}
+		if (i < argc && !strcmp(argv[i], "locality")) {
+			if (i + 1 == argc)
+				return perr_set(e, "locality: missing LOC (rack, dc, region or xregion)");
+			if (parse_locality(argv[i + 1], r, e))
+				return -1;
+			i += 2;
+		}
+		if (!i)
+			return perr_set(e, "expected \"default\", \"locality LOC\", \"cgroup PATH\" or \"port N\", not \"%s\"",
+					argv[0]);
 	}
 
 	for (; i < argc; i++) {
@@ -437,11 +511,19 @@ static void rule_format(const struct rule *r, bool match_only, char *buf,
 	} while (0)
 
 	buf[0] = '\0';
-	if (!r->has_locality) {
+	if (r->has_cgroup)
+		ADD("cgroup %s", r->cgroup);
+	if (r->has_port) {
+		ADD("%sport %u", used ? " " : "", r->port_min);
+		if (r->port_max != r->port_min)
+			ADD("-%u", r->port_max);
+	}
+	if (!r->has_locality && !used) {
 		ADD("default");
-	} else {
-		ADD("locality %s", name_of(locality_names, ARRAY_SIZE(locality_names),
-					   r->locality, tmp, sizeof(tmp)));
+	} else if (r->has_locality) {
+		ADD("%slocality %s", used ? " " : "",
+		    name_of(locality_names, ARRAY_SIZE(locality_names),
+			    r->locality, tmp, sizeof(tmp)));
 		if (r->has_region)
 			ADD(" region %u", r->region);
 		if (r->has_dc)
@@ -473,7 +555,18 @@ static void rule_print_json(const struct rule *r)
 	unsigned int i;
 
 	open_json_object(NULL);
-	print_bool(PRINT_JSON, "default", "%s", !r->has_locality);
+	print_bool(PRINT_JSON, "default", "%s",
+		   !r->has_locality && !r->has_cgroup && !r->has_port);
+	if (r->has_cgroup) {
+		print_string(PRINT_JSON, "cgroup", "%s", r->cgroup);
+		/* none until a cgroup is made at the path */
+		if (r->cgroup_id)
+			print_uint(PRINT_JSON, "cgroup_id", "%llu", r->cgroup_id);
+	}
+	if (r->has_port) {
+		print_uint(PRINT_JSON, "port_min", "%llu", r->port_min);
+		print_uint(PRINT_JSON, "port_max", "%llu", r->port_max);
+	}
 	if (r->has_locality)
 		print_string(PRINT_JSON, "locality", "%s",
 			     name_of(locality_names, ARRAY_SIZE(locality_names),
@@ -510,7 +603,12 @@ static bool match_equal(const struct rule *a, const struct rule *b)
 	    a->has_region != b->has_region ||
 	    (a->has_region && a->region != b->region) ||
 	    a->has_dc != b->has_dc || (a->has_dc && a->dc != b->dc) ||
-	    a->has_local != b->has_local)
+	    a->has_local != b->has_local ||
+	    a->has_cgroup != b->has_cgroup ||
+	    (a->has_cgroup && strcmp(a->cgroup, b->cgroup)) ||
+	    a->has_port != b->has_port ||
+	    (a->has_port && (a->port_min != b->port_min ||
+			     a->port_max != b->port_max)))
 		return false;
 	return !a->has_local ||
 	       (a->family == b->family && a->prefixlen == b->prefixlen &&
@@ -575,6 +673,15 @@ static int rule_put(struct nlmsghdr *nlh, size_t buflen, const struct rule *r,
 					 r->family == AF_INET ? 4 : 16, r->addr);
 		ok &= mnl_attr_put_u8_check(nlh, buflen, CCAAS_A_RULE_LOCAL_PREFIXLEN,
 					    r->prefixlen);
+	}
+	if (r->has_cgroup)
+		ok &= mnl_attr_put_strz_check(nlh, buflen, CCAAS_A_RULE_CGROUP,
+					      r->cgroup);
+	if (r->has_port) {
+		ok &= mnl_attr_put_u16_check(nlh, buflen, CCAAS_A_RULE_PORT_MIN,
+					     r->port_min);
+		ok &= mnl_attr_put_u16_check(nlh, buflen, CCAAS_A_RULE_PORT_MAX,
+					     r->port_max);
 	}
 	if (!match_only) {
 		cca_preload(r->cca);
@@ -709,6 +816,28 @@ static int rule_from_attr(const struct nlattr *nest, struct rule *r)
 				return -EBADMSG;
 			r->tso_segs = mnl_attr_get_u32(a);
 			r->has_tso_segs = true;
+			break;
+		case CCAAS_A_RULE_CGROUP:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+				return -EBADMSG;
+			snprintf(r->cgroup, sizeof(r->cgroup), "%s", mnl_attr_get_str(a));
+			r->has_cgroup = true;
+			break;
+		case CCAAS_A_RULE_CGROUP_ID:
+			if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+				return -EBADMSG;
+			r->cgroup_id = mnl_attr_get_u64(a);
+			break;
+		case CCAAS_A_RULE_PORT_MIN:
+			if (mnl_attr_validate(a, MNL_TYPE_U16) < 0)
+				return -EBADMSG;
+			r->port_min = mnl_attr_get_u16(a);
+			r->has_port = true;
+			break;
+		case CCAAS_A_RULE_PORT_MAX:
+			if (mnl_attr_validate(a, MNL_TYPE_U16) < 0)
+				return -EBADMSG;
+			r->port_max = mnl_attr_get_u16(a);
 			break;
 		default:	/* newer kernel: ignore what we do not know */
 			break;
@@ -977,8 +1106,18 @@ static int policy_show(int argc, char **argv)
 			   ctx.head.has_time ? when : "no time",
 			   ctx.head.nrules, ctx.head.nrules == 1 ? "" : "s");
 		for (i = 0; i < ctx.rules.n; i++) {
-			rule_format(&ctx.rules.v[i], false, text, sizeof(text));
-			print_text("%s\n", text);
+			const struct rule *r = &ctx.rules.v[i];
+
+			rule_format(r, false, text, sizeof(text));
+			/* the cgroup the kernel bound the path to */
+			if (r->has_cgroup && r->cgroup_id)
+				print_text("%s  # cgroup id %llu%s\n", text,
+					   (unsigned long long)r->cgroup_id,
+					   cgroup_name(r->cgroup_id) ? "" : ", removed");
+			else if (r->has_cgroup)
+				print_text("%s  # no cgroup made at the path yet\n", text);
+			else
+				print_text("%s\n", text);
 		}
 	}
 	print_end();
@@ -994,15 +1133,30 @@ out:
  */
 int policy_matches(uint32_t gen, char ***texts, size_t *n)
 {
+	return policy_matches_of(true, &gen, texts, n);
+}
+
+/*
+ * The same for generation *@gen if @has_gen, else for the generation in
+ * force, whose number goes to *@gen.
+ */
+int policy_matches_of(bool has_gen, uint32_t *gen, char ***texts, size_t *n)
+{
 	char text[RULE_TEXT_MAX];
 	struct show_ctx ctx;
 	char **v = NULL;
 	size_t i;
 	int ret = 0;
 
-	if (policy_fetch(true, gen, true, &ctx) || ctx.head.generation != gen) {
+	if (policy_fetch(has_gen, *gen, true, &ctx) ||
+	    (has_gen && ctx.head.generation != *gen)) {
 		free(ctx.rules.v);
 		return -ENOENT;
+	}
+	*gen = ctx.head.generation;
+	if (!texts) {
+		free(ctx.rules.v);
+		return 0;
 	}
 	if (ctx.rules.n) {
 		v = calloc(ctx.rules.n, sizeof(*v));
@@ -1448,7 +1602,7 @@ out:
 
 static const struct ccactl_cmd policy_cmds[] = {
 	{ "set", "MATCH ACTION [no_migrate] [force]",
-	  "add or replace a rule; MATCH := default | locality LOC [region N] [dc N] [local PREFIX]",
+	  "add or replace a rule; MATCH := default | [cgroup PATH] [port N[-M]] [locality LOC [region N] [dc N] [local PREFIX]]",
 	  policy_set },
 	{ "del", "MATCH [no_migrate] [force]",
 	  "delete a rule; ACTION := cca NAME [param K=V]... [min_rto TIME] [init_cwnd N] [tso_segs N]",

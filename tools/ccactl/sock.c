@@ -4,8 +4,11 @@
  * to LAST_ACK)
  * as ccaas sees them.
  *   ccactl sock show [cca NAME] [locality LOC] [dport PORT] [sport PORT]
+ *                    [cgroup PATH]
  * One CCAAS_CMD_SOCK_GET dump; the filters are applied here, not in the
- * kernel.
+ * kernel. The rule a connection matched is shown by its match, read from
+ * a dump of the policy in force (the same generation before and after
+ * the sockets', else the dump is taken again).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +22,7 @@
 #include <linux/genetlink.h>
 
 #include "ccactl.h"
+#include "cgroup.h"
 #include "family.h"
 #include "json.h"
 #include "objects.h"
@@ -33,8 +37,9 @@ struct sock_info {
 	uint8_t family, locality, ecn, ecn_mode, pinned, logged;
 	uint8_t saddr[16], daddr[16];
 	uint8_t saddr_len, daddr_len;	/* 4 or 16 */
-	uint16_t sport, dport;
-	uint32_t generation, region, dc, min_rto_us, init_cwnd, tso_segs;
+	uint16_t sport, dport, server_port;
+	uint32_t generation, region, dc, min_rto_us, init_cwnd, tso_segs, rule;
+	uint64_t cgroup_id;
 	char cca[CCAAS_CCA_NAME_MAX], policy_cca[CCAAS_CCA_NAME_MAX];
 };
 
@@ -43,6 +48,8 @@ struct sock_filter {
 	const char *cca;
 	int locality;
 	int sport, dport;
+	const char *cgroup;	/* canonical path: that cgroup and below */
+	char cgroup_buf[CGROUP_PATH_MAX];
 };
 
 /* ---- parsing ---- */
@@ -125,6 +132,15 @@ static int sock_parse(const struct nlmsghdr *nlh, struct sock_info *si)
 		case CCAAS_A_SOCK_LOGGED:
 			err = nl_attr_u8(a, &si->logged);
 			break;
+		case CCAAS_A_SOCK_CGROUP_ID:
+			err = nl_attr_u64(a, &si->cgroup_id);
+			break;
+		case CCAAS_A_SOCK_RULE:
+			err = nl_attr_u32(a, &si->rule);
+			break;
+		case CCAAS_A_SOCK_SERVER_PORT:
+			err = nl_attr_u16(a, &si->server_port);
+			break;
 		default:	/* padding, or newer than us */
 			continue;
 		}
@@ -204,9 +220,26 @@ static void usecs_string(uint32_t us, char *buf, size_t len)
 	}
 }
 
-/* One connection as a JSON object; what the kernel did not send is left out. */
-static void sock_print_json(const struct sock_info *si)
+/* The policy's rules as match texts, for the RULE of each connection. */
+struct rule_texts {
+	char **v;
+	size_t n;
+};
+
+/* The match of the rule @si matched, or NULL. */
+static const char *rule_text(const struct sock_info *si,
+			     const struct rule_texts *rt)
 {
+	if (!HAS(si, CCAAS_A_SOCK_RULE) || si->rule >= rt->n)
+		return NULL;
+	return rt->v[si->rule];
+}
+
+/* One connection as a JSON object; what the kernel did not send is left out. */
+static void sock_print_json(const struct sock_info *si,
+			    const struct rule_texts *rt)
+{
+	const char *text;
 	char buf[INET6_ADDRSTRLEN + 2];
 
 	open_json_object(NULL);
@@ -259,6 +292,20 @@ static void sock_print_json(const struct sock_info *si)
 		print_uint(PRINT_JSON, "tso_segs", "%llu", si->tso_segs);
 	if (HAS(si, CCAAS_A_SOCK_LOGGED))
 		print_bool(PRINT_JSON, "logged", "%s", si->logged);
+	if (HAS(si, CCAAS_A_SOCK_CGROUP_ID)) {
+		text = cgroup_name(si->cgroup_id);
+		if (text)
+			print_string(PRINT_JSON, "cgroup", "%s", text);
+		print_uint(PRINT_JSON, "cgroup_id", "%llu", si->cgroup_id);
+	}
+	if (HAS(si, CCAAS_A_SOCK_SERVER_PORT))
+		print_uint(PRINT_JSON, "server_port", "%llu", si->server_port);
+	if (HAS(si, CCAAS_A_SOCK_RULE)) {
+		print_uint(PRINT_JSON, "rule", "%llu", si->rule);
+		text = rule_text(si, rt);
+		if (text)
+			print_string(PRINT_JSON, "rule_match", "%s", text);
+	}
 	close_json_object();
 }
 
@@ -266,7 +313,7 @@ static void sock_print_json(const struct sock_info *si)
 enum {
 	COL_LOCAL, COL_PEER, COL_CCA, COL_POLICY, COL_GEN, COL_LOCALITY,
 	COL_REGION_DC, COL_ECN, COL_PINNED, COL_MIN_RTO, COL_INIT_CWND,
-	COL_TSO_SEGS, COL_LOGGED, COL_COOKIE, N_COLS
+	COL_TSO_SEGS, COL_LOGGED, COL_CGROUP, COL_RULE, COL_COOKIE, N_COLS
 };
 
 static const struct {
@@ -286,6 +333,8 @@ static const struct {
 	[COL_INIT_CWND]	= { "INIT_CWND", true },
 	[COL_TSO_SEGS]	= { "TSO_SEGS", true },
 	[COL_LOGGED]	= { "CCALOG", true },
+	[COL_CGROUP]	= { "CGROUP", false },
+	[COL_RULE]	= { "RULE", true },
 	[COL_COOKIE]	= { "COOKIE", false },
 };
 
@@ -293,7 +342,7 @@ static const struct {
 struct sock_row {
 	char local[INET6_ADDRSTRLEN + 8], peer[INET6_ADDRSTRLEN + 8];
 	char gen[12], locality[12], ecn_mode[12], region_dc[24], min_rto[16];
-	char init_cwnd[12], tso_segs[12], cookie[24];
+	char init_cwnd[12], tso_segs[12], cookie[24], cgroup[24];
 	const char *cells[N_COLS];
 };
 
@@ -302,7 +351,8 @@ static const char *yes_no(const struct sock_info *si, int attr, uint8_t v)
 	return HAS(si, attr) ? (v ? "yes" : "no") : NULL;
 }
 
-static void sock_row(const struct sock_info *si, struct sock_row *r)
+static void sock_row(const struct sock_info *si, const struct rule_texts *rt,
+		     struct sock_row *r)
 {
 	const char **c = r->cells;
 
@@ -351,6 +401,15 @@ static void sock_row(const struct sock_info *si, struct sock_row *r)
 		c[COL_TSO_SEGS] = r->tso_segs;
 	}
 	c[COL_LOGGED] = yes_no(si, CCAAS_A_SOCK_LOGGED, si->logged);
+	if (HAS(si, CCAAS_A_SOCK_CGROUP_ID)) {
+		c[COL_CGROUP] = cgroup_name(si->cgroup_id);
+		if (!c[COL_CGROUP]) {
+			snprintf(r->cgroup, sizeof(r->cgroup), "id:%llu",
+				 (unsigned long long)si->cgroup_id);
+			c[COL_CGROUP] = r->cgroup;
+		}
+	}
+	c[COL_RULE] = rule_text(si, rt);
 	if (HAS(si, CCAAS_A_SOCK_COOKIE)) {
 		snprintf(r->cookie, sizeof(r->cookie), "%llu",
 			 (unsigned long long)si->cookie);
@@ -377,6 +436,16 @@ static bool sock_wanted(const struct sock_info *si, const struct sock_filter *f)
 		return false;
 	if (f->dport >= 0 && (!HAS(si, CCAAS_A_SOCK_DPORT) || si->dport != f->dport))
 		return false;
+	if (f->cgroup) {
+		const char *name = HAS(si, CCAAS_A_SOCK_CGROUP_ID) ?
+				   cgroup_name(si->cgroup_id) : NULL;
+		size_t len = strlen(f->cgroup);
+
+		if (!name || (strcmp(f->cgroup, "/") &&
+			      (strncmp(name, f->cgroup, len) ||
+			       (name[len] && name[len] != '/'))))
+			return false;
+	}
 	return true;
 }
 
@@ -425,7 +494,8 @@ static int sock_cmp(const void *pa, const void *pb)
 	return a->cookie < b->cookie ? -1 : a->cookie > b->cookie;
 }
 
-static int sock_show_text(const struct sock_vec *vec)
+static int sock_show_text(const struct sock_vec *vec,
+			  const struct rule_texts *rt)
 {
 	const char *headers[N_COLS];
 	unsigned int c, ncols = 0;
@@ -445,7 +515,7 @@ static int sock_show_text(const struct sock_vec *vec)
 		const char *cells[N_COLS];
 		unsigned int k = 0;
 
-		sock_row(&vec->v[i], &r);
+		sock_row(&vec->v[i], rt, &r);
 		for (c = 0; c < N_COLS; c++)
 			if (ccactl_opts.stats || !columns[c].stats)
 				cells[k++] = r.cells[c];
@@ -461,7 +531,10 @@ nomem:
 
 static int sock_show_args(int argc, char **argv, struct sock_filter *f)
 {
-	static const char *const words[] = { "cca", "locality", "dport", "sport" };
+	static const char *const words[] = {
+		"cca", "locality", "dport", "sport", "cgroup",
+	};
+	char err[256];
 	int i, w, loc;
 
 	for (i = 0; i < argc; i++) {
@@ -494,6 +567,14 @@ static int sock_show_args(int argc, char **argv, struct sock_filter *f)
 			}
 			f->locality = loc;
 			break;
+		case 4:
+			if (f->cgroup)
+				return usage_error("sock show: \"cgroup\" given twice");
+			if (cgroup_canon(argv[i], true, f->cgroup_buf,
+					 sizeof(f->cgroup_buf), err, sizeof(err)))
+				return usage_error("sock show: %s", err);
+			f->cgroup = f->cgroup_buf;
+			break;
 		default: {
 			int *port = w == 2 ? &f->dport : &f->sport;
 
@@ -515,40 +596,55 @@ static int sock_show(int argc, char **argv)
 	struct sock_filter filter = { .cca = NULL, .locality = -1,
 				      .sport = -1, .dport = -1 };
 	struct sock_vec vec = { .filter = &filter };
+	struct rule_texts rt = { NULL, 0 };
+	uint32_t gen = 0, gen_after;
 	char buf[NL_SEND_BUFSZ];
 	struct nlmsghdr *nlh;
+	int ret, tries = 0;
 	size_t i;
-	int ret;
 
 	ret = sock_show_args(argc, argv, &filter);
 	if (ret)
 		return ret;
 
-	ret = ccaas_msg(buf, CCAAS_CMD_SOCK_GET, NLM_F_DUMP, &nlh);
-	if (ret)
-		return ret;
-	ret = ccaas_request(nlh, sock_collect_cb, &vec);
-	if (ret)
-		goto out;
+	/* the rules in force, unchanged across the dump of the sockets */
+	do {
+		policy_matches_free(rt.v, rt.n);
+		rt.v = NULL;
+		rt.n = 0;
+		vec.n = 0;
+		if (policy_matches_of(false, &gen, &rt.v, &rt.n))
+			rt.n = 0;	/* an older kernel: no RULE column */
+		ret = ccaas_msg(buf, CCAAS_CMD_SOCK_GET, NLM_F_DUMP, &nlh);
+		if (ret)
+			goto out;
+		ret = ccaas_request(nlh, sock_collect_cb, &vec);
+		if (ret)
+			goto out;
+		gen_after = gen;
+		if (rt.n && policy_matches_of(false, &gen_after, NULL, NULL))
+			break;
+	} while (gen_after != gen && ++tries < 3);
 
 	qsort(vec.v, vec.n, sizeof(*vec.v), sock_cmp);
 	print_begin(stdout, ccactl_opts.json, ccactl_opts.pretty);
 	if (print_is_json()) {
 		open_json_array(NULL);
 		for (i = 0; i < vec.n; i++)
-			sock_print_json(&vec.v[i]);
+			sock_print_json(&vec.v[i], &rt);
 		close_json_array();
 	} else {
-		ret = sock_show_text(&vec);
+		ret = sock_show_text(&vec, &rt);
 	}
 	print_end();
 out:
+	policy_matches_free(rt.v, rt.n);
 	free(vec.v);
 	return ret;
 }
 
 static const struct ccactl_cmd sock_cmds[] = {
-	{ "show", "[cca NAME] [locality LOC] [dport PORT] [sport PORT]",
+	{ "show", "[cca NAME] [locality LOC] [dport PORT] [sport PORT] [cgroup PATH]",
 	  "list TCP connections", sock_show },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -144,9 +144,9 @@ enum {
 };
 
 /*
- * A policy rule: what a connection's scope must be for the rule to apply,
- * and what the connection then gets. Without CCAAS_A_RULE_LOCALITY the rule
- * is the default rule (for addresses of unknown scope).
+ * A policy rule: what a connection's scope and service must be for the rule
+ * to apply, and what the connection then gets. Without any match attribute
+ * the rule is the default rule (for what no other rule matches).
  */
 enum {
 	CCAAS_A_RULE_UNSPEC,
@@ -160,6 +160,10 @@ enum {
 	CCAAS_A_RULE_MIN_RTO_US,	/* u32: minimum RTO, microseconds */
 	CCAAS_A_RULE_INIT_CWND,		/* u32: initial cwnd, packets */
 	CCAAS_A_RULE_TSO_SEGS,		/* u32: minimum TSO segments */
+	CCAAS_A_RULE_CGROUP,		/* string: cgroup v2 path; it and those below */
+	CCAAS_A_RULE_PORT_MIN,		/* u16: service port range, first */
+	CCAAS_A_RULE_PORT_MAX,		/* u16: and last (default: the first) */
+	CCAAS_A_RULE_CGROUP_ID,		/* u64: dumps: the id of the cgroup at the path */
 
 	__CCAAS_A_RULE_MAX,
 	CCAAS_A_RULE_MAX = (__CCAAS_A_RULE_MAX - 1)
@@ -227,6 +231,9 @@ enum {
 	CCAAS_A_SOCK_TSO_SEGS,		/* u32: TSO segment floor, if any */
 	CCAAS_A_SOCK_LOGGED,		/* u8: 1 if ccalog reports the connection */
 	CCAAS_A_SOCK_ECN_MODE,		/* u8: enum ccaas_ecn_mode */
+	CCAAS_A_SOCK_CGROUP_ID,		/* u64: the socket's cgroup v2 id */
+	CCAAS_A_SOCK_RULE,		/* u32: the rule's position in the generation */
+	CCAAS_A_SOCK_SERVER_PORT,	/* u16: the port a port match compares */
 
 	__CCAAS_A_SOCK_MAX,
 	CCAAS_A_SOCK_MAX = (__CCAAS_A_SOCK_MAX - 1)

@@ -38,6 +38,14 @@ _ccactl_policy_ccas()
 	cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null
 }
 
+# cgroup v2 paths below the mount (the first cgroup2 of mountinfo).
+_ccactl_cgroups()
+{
+	local mnt
+	mnt=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo 2>/dev/null)
+	[ -n "$mnt" ] && (cd "$mnt" 2>/dev/null && compgen -d -- "$cur")
+}
+
 # Arguments of "policy COMMAND"; $1 ccactl, $2 command, $3 nth arg, then
 # the -n option to pass on; $prev and $cur are _ccactl's.
 _ccactl_policy_args()
@@ -48,13 +56,15 @@ _ccactl_policy_args()
 	case "$sub/$key" in
 	set/locality|del/locality)	echo rack dc region xregion; return ;;
 	set/cca)	_ccactl_policy_ccas "$cmd" "$@"; return ;;
-	*/region|*/dc|*/local|*/param|*/min_rto|*/init_cwnd|*/tso_segs|*/generation)
+	set/cgroup|del/cgroup)	_ccactl_cgroups; return ;;
+	*/region|*/dc|*/local|*/param|*/min_rto|*/init_cwnd|*/tso_segs|*/generation|\
+	*/port|*/cgroup_id)
 		return ;;
 	esac
 	case "$sub/$nth" in
-	set/1|del/1)	echo default locality ;;
-	set/*)		echo region dc local cca param min_rto init_cwnd tso_segs no_migrate force ;;
-	del/*)		echo region dc local no_migrate force ;;
+	set/1|del/1)	echo default locality cgroup port ;;
+	set/*)		echo locality port region dc local cca param min_rto init_cwnd tso_segs no_migrate force ;;
+	del/*)		echo locality port region dc local no_migrate force ;;
 	show/1)		echo generation ;;
 	rollback/1)	"$cmd" "$@" -j policy history 2>/dev/null |
 				grep -o '"generation":[0-9]*' | sed 's/.*://' ;;
@@ -79,8 +89,9 @@ _ccactl_args()
 	sock/show/*)	case "$prev" in
 			cca)		_ccactl_cca_names "$cmd" "$@" ;;
 			locality)	echo unknown rack dc region xregion ;;
+			cgroup)		_ccactl_cgroups ;;
 			dport|sport)	;;
-			*)		echo cca locality dport sport ;;
+			*)		echo cca locality dport sport cgroup ;;
 			esac ;;
 	# log add|del { cookie N... | all | FILTER }; log record [...]
 	log/add/*|log/del/*)

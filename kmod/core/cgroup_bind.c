@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cgroups policy rules name.
+ *
+ * A rule's `cgroup PATH` must keep working across what happens to cgroups
+ * on a real host: systemd makes a service's cgroup anew each time the
+ * service starts (a new cgroup, with a new id), and ccaas.service applies
+ * the policy at boot, before the services it names have started. So a rule
+ * keeps the path, and this file keeps, for each path some rule names, the
+ * id of the cgroup v2 at that path: looked up when a rule first names it,
+ * and set again whenever a cgroup is made there (a probe on the cgroup_mkdir
+ * tracepoint, which the kernel fires for every new cgroup). A lookup
+ * compares the socket's ancestor at the path's depth with that id: one
+ * load and one compare.
+ *
+ * A cgroup removed leaves the id as it was: the sockets still in it (they
+ * keep it alive) stay matched, until a cgroup is made at the path again.
+ * Before any cgroup has been at the path the id is 0, which no cgroup has:
+ * the rule matches nothing.
+ *
+ * Paths are from the root of the initial cgroup namespace, as the host's
+ * /sys/fs/cgroup shows them and the tracepoint reports them; a request
+ * from a task in another cgroup namespace (whose paths would be from its
+ * own root) is refused (policy_nl.c).
+ *
+ * The entries are shared by every rule and namespace naming the path, so a
+ * rule costs one reference. The list is read under RCU by the probe and
+ * changed under a spinlock: references are dropped from RCU callbacks too
+ * (a generation retired), in softirq.
+ */
+#include <linux/cgroup.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <net/netlink.h>
+
+#include "cgroup_bind.h"
+
+static LIST_HEAD(ccaas_cgroups);
+static DEFINE_SPINLOCK(ccaas_cgroups_lock);
+static struct tracepoint *ccaas_mkdir_tp;
+
+/* The depth of @path, or 0 if it is not a path of cgroup names. */
+static unsigned int ccaas_cgroup_path_level(const char *path)
+{
+	const char *p = path, *end;
+	unsigned int level = 0;
+	size_t len;
+
+	if (!*path)
+		return 0;
+	for (;;) {
+		end = strchrnul(p, '/');
+		len = end - p;
+		if (!len || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		level++;
+		if (!*end)
+			return level;
+		p = end + 1;
+	}
+}
+
+/* Bind @ent to the cgroup at its path now, if there is one. */
+static void ccaas_cgroup_lookup(struct ccaas_cgroup *ent)
+{
+	struct cgroup *cg = cgroup_get_from_path(ent->path);
+
+	if (IS_ERR(cg))
+		return;
+	if (cg->level == ent->level)
+		WRITE_ONCE(ent->id, cgroup_id(cg));
+	cgroup_put(cg);
+}
+
+struct ccaas_cgroup *ccaas_cgroup_get(const char *path,
+				      struct netlink_ext_ack *extack)
+{
+	struct ccaas_cgroup *ent, *new;
+	unsigned int level = ccaas_cgroup_path_level(path);
+	size_t len = strlen(path);
+
+	if (!level || level > U16_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "bad cgroup path: cgroup names separated by single '/', from the root (which is not one)");
+		return ERR_PTR(-EINVAL);
+	}
+	new = kzalloc(struct_size(new, path, len + 1), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&new->users, 1);
+	new->level = level;
+	memcpy(new->path, path, len + 1);
+
+	spin_lock_irq(&ccaas_cgroups_lock);
+	list_for_each_entry(ent, &ccaas_cgroups, node) {
+		if (!strcmp(ent->path, path)) {
+			refcount_inc(&ent->users);
+			spin_unlock_irq(&ccaas_cgroups_lock);
+			kfree(new);
+			/* in case a cgroup came while the probe was away */
+			ccaas_cgroup_lookup(ent);
+			return ent;
+		}
+	}
+	/* listed before the lookup: a cgroup made meanwhile is not missed */
+	list_add_rcu(&new->node, &ccaas_cgroups);
+	spin_unlock_irq(&ccaas_cgroups_lock);
+	ccaas_cgroup_lookup(new);
+	return new;
+}
+
+void ccaas_cgroup_hold(struct ccaas_cgroup *cg)
+{
+	refcount_inc(&cg->users);
+}
+
+void ccaas_cgroup_put(struct ccaas_cgroup *cg)
+{
+	unsigned long flags;
+
+	if (!cg)
+		return;
+	/* _irqsave: also from an RCU callback, whatever context runs those */
+	if (!refcount_dec_and_lock_irqsave(&cg->users, &ccaas_cgroups_lock,
+					   &flags))
+		return;
+	list_del_rcu(&cg->node);
+	spin_unlock_irqrestore(&ccaas_cgroups_lock, flags);
+	kfree_rcu(cg, rcu);
+}
+
+/*
+ * A cgroup was made (any hierarchy): for a v2 one at a path some rule
+ * names, that path's cgroup is this one now. Called with the kernel's
+ * trace path lock held, interrupts off: no sleeping, no locks of ours.
+ */
+static void ccaas_cgroup_mkdir_probe(void *data, struct cgroup *cgrp,
+				     const char *path)
+{
+	struct ccaas_cgroup *ent;
+
+	if (cgrp->root != &cgrp_dfl_root)
+		return;
+	while (*path == '/')
+		path++;
+	rcu_read_lock();
+	list_for_each_entry_rcu(ent, &ccaas_cgroups, node)
+		if (ent->level == cgrp->level && !strcmp(ent->path, path))
+			WRITE_ONCE(ent->id, cgroup_id(cgrp));
+	rcu_read_unlock();
+}
+
+static void ccaas_find_mkdir_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "cgroup_mkdir"))
+		*(struct tracepoint **)priv = tp;
+}
+
+int __init ccaas_cgroup_bind_init(void)
+{
+	for_each_kernel_tracepoint(ccaas_find_mkdir_tp, &ccaas_mkdir_tp);
+	if (!ccaas_mkdir_tp) {
+		pr_err("ccaas: no cgroup_mkdir tracepoint\n");
+		return -ENOENT;
+	}
+	return tracepoint_probe_register(ccaas_mkdir_tp,
+					 (void *)ccaas_cgroup_mkdir_probe, NULL);
+}
+
+void ccaas_cgroup_bind_exit(void)
+{
+	tracepoint_probe_unregister(ccaas_mkdir_tp,
+				    (void *)ccaas_cgroup_mkdir_probe, NULL);
+	tracepoint_synchronize_unregister();
+	/* every rule is gone (the namespaces' exit freed them) */
+	WARN_ON(!list_empty(&ccaas_cgroups));
+}
