@@ -1113,21 +1113,21 @@ static void service_precedence(struct kunit *test, bool pad)
 	unsigned int n = 0, i;
 	struct sock *sk;
 
-	rules[n++] = "default cca cubic tso_segs 1";
+	rules[n++] = "default cca cca_dctcp tso_segs 1";
 	rules[n++] = "locality dc cca cca_dctcp tso_segs 2";
 	rules[n++] = "locality dc local 10.1.0.0/16 cca cca_dctcp tso_segs 3";
-	rules[n++] = "port 443 cca reno tso_segs 4";
-	rules[n++] = "port 400-500 cca reno tso_segs 5";
-	rules[n++] = "port 1-1000 cca reno tso_segs 6";
-	rules[n++] = "cgroup ccaas-kunit/svc cca cubic tso_segs 7";
-	rules[n++] = "cgroup ccaas-kunit/svc/child cca cubic tso_segs 8";
-	rules[n++] = "cgroup ccaas-kunit/svc port 443 cca cubic tso_segs 9";
-	rules[n++] = "cgroup ccaas-kunit/svc locality dc cca cubic tso_segs 10";
+	rules[n++] = "port 443 cca cca_dctcp tso_segs 4";
+	rules[n++] = "port 400-500 cca cca_dctcp tso_segs 5";
+	rules[n++] = "port 1-1000 cca cca_dctcp tso_segs 6";
+	rules[n++] = "cgroup ccaas-kunit/svc cca cca_dctcp tso_segs 7";
+	rules[n++] = "cgroup ccaas-kunit/svc/child cca cca_dctcp tso_segs 8";
+	rules[n++] = "cgroup ccaas-kunit/svc port 443 cca cca_dctcp tso_segs 9";
+	rules[n++] = "cgroup ccaas-kunit/svc locality dc cca cca_dctcp tso_segs 10";
 	/* a path no cgroup has: the rule matches nothing */
-	rules[n++] = "cgroup ccaas-kunit/svc/none cca cubic tso_segs 12";
-	rules[n++] = "port 8000-8009 locality xregion cca reno tso_segs 11";
+	rules[n++] = "cgroup ccaas-kunit/svc/none cca cca_dctcp tso_segs 12";
+	rules[n++] = "port 8000-8009 locality xregion cca cca_dctcp tso_segs 11";
 	for (i = 0; pad && i < 20; i++)
-		rules[n++] = text_of(test, "locality rack dc %u cca reno tso_segs %u",
+		rules[n++] = text_of(test, "locality rack dc %u cca cca_dctcp tso_segs %u",
 				     i + 1, 100 + i);
 	rules[n] = NULL;
 	KUNIT_ASSERT_EQ_MSG(test, pol_apply(p, rules), 0, "%s", msg(p));
@@ -1188,8 +1188,8 @@ static void service_precedence_index(struct kunit *test)
 static void service_port_sides(struct kunit *test)
 {
 	static const char *const rules[] = {
-		"default cca cubic tso_segs 1",
-		"port 443 cca reno tso_segs 4",
+		"default cca cca_dctcp tso_segs 1",
+		"port 443 cca cca_dctcp tso_segs 4",
 		NULL
 	};
 	struct pol *p = test->priv;
@@ -1256,7 +1256,7 @@ static void service_matches_checked(struct kunit *test)
 	/* port 443 and port 443-443 are one match */
 	KUNIT_ASSERT_EQ(test, pol_set(p, "port 443 cca reno"), 0);
 	KUNIT_ASSERT_EQ(test, pol_set(p, "port 443-443 cca cubic"), 0);
-	KUNIT_EXPECT_EQ(test, cur(p)->n_rules, 2U);
+	KUNIT_EXPECT_EQ(test, cur(p)->n_rules, 3U);
 }
 
 static struct kunit_case ccaas_policy_cases[] = {

@@ -791,8 +791,10 @@ bool ccaas_rule_may_apply_passive(const struct ccaas_rule *rule,
 	const struct ccaas_rule_match *m = &rule->match;
 	struct ccaas_svc svc = { .sk = sk, .side = CCAAS_SIDE_PASSIVE };
 
+	if (!ccaas_service_applies(m, &svc))
+		return false;
 	*all = !m->locality && !(m->fields & CCAAS_MATCH_LOCAL);
-	return ccaas_service_applies(m, &svc);
+	return true;
 }
 
 /* --- the store: history, commits, retirement ----------------------------- */
