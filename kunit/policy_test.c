@@ -1067,19 +1067,19 @@ static struct svc_cgroups *svc_cgroups(struct kunit *test)
 }
 
 /*
- * A socket in cgroup @cg, local port @lport, remote port @rport; @bound:
- * its port was bound by the application (a server's, and its children's).
+ * A socket of the initial namespace in cgroup @cg, local port @lport,
+ * remote port @rport (and no listener on @lport: a pass guesses it is the
+ * client's side; tests/vm/63-service.sh has the servers).
  */
 static struct sock *svc_sock(struct kunit *test, struct cgroup *cg, u16 lport,
-			     u16 rport, bool bound)
+			     u16 rport)
 {
 	struct sock *sk = local_sock(test, "10.1.2.3");
 
+	sock_net_set(sk, &init_net);
 	sk->sk_state = TCP_ESTABLISHED;
 	sk->sk_num = lport;
 	sk->sk_dport = htons(rport);
-	if (bound)
-		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
 #ifdef CONFIG_SOCK_CGROUP_DATA
 	sk->sk_cgrp_data.cgroup = cg;
 #endif
@@ -1134,30 +1134,30 @@ static void service_precedence(struct kunit *test, bool pad)
 	KUNIT_EXPECT_EQ(test, cur(p)->n_service, 9U);
 
 	/* No service rule holds: the destination decides, as before. */
-	sk = svc_sock(test, cg->other, 40000, 5000, false);
+	sk = svc_sock(test, cg->other, 40000, 5000);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 3U);
 	/* Port ranges: the narrowest that holds wins. */
-	sk = svc_sock(test, cg->other, 40000, 443, false);
+	sk = svc_sock(test, cg->other, 40000, 443);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 4U);
-	sk = svc_sock(test, cg->other, 40000, 444, false);
+	sk = svc_sock(test, cg->other, 40000, 444);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 5U);
-	sk = svc_sock(test, cg->other, 40000, 999, false);
+	sk = svc_sock(test, cg->other, 40000, 999);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 6U);
 	/* A service rule beats the remote scope; its own scope must hold. */
-	sk = svc_sock(test, cg->other, 40000, 8005, false);
+	sk = svc_sock(test, cg->other, 40000, 8005);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 3U);
 	/* Cgroups: a rule covers the cgroups below; the deepest wins. */
-	sk = svc_sock(test, cg->svc, 40000, 5000, false);
+	sk = svc_sock(test, cg->svc, 40000, 5000);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 10U);
-	sk = svc_sock(test, cg->child, 40000, 5000, false);
+	sk = svc_sock(test, cg->child, 40000, 5000);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 8U);
 	/* A cgroup beats a port; cgroup and port beat cgroup alone. */
-	sk = svc_sock(test, cg->svc, 40000, 443, false);
+	sk = svc_sock(test, cg->svc, 40000, 443);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 9U);
-	sk = svc_sock(test, cg->svc, 40000, 600, false);
+	sk = svc_sock(test, cg->svc, 40000, 600);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 10U);
 	/* The cgroup rule's own remote scope must hold: else cgroup alone. */
-	sk = svc_sock(test, cg->svc, 40000, 600, false);
+	sk = svc_sock(test, cg->svc, 40000, 600);
 	rcu_read_lock();
 	KUNIT_EXPECT_EQ(test, ccaas_policy_match_side(ccaas_policy_current(p->cn),
 						      NULL, sk,
@@ -1175,15 +1175,23 @@ static void service_precedence_walk(struct kunit *test)
 static void service_precedence_index(struct kunit *test)
 {
 	struct pol *p = test->priv;
+	struct svc_cgroups *cg = svc_cgroups(test);
+	struct sock *sk = svc_sock(test, cg->other, 40000, 5000);
 
 	service_precedence(test, true);
 	KUNIT_EXPECT_GT(test, cur(p)->n_rules, (unsigned int)CCAAS_POLICY_WALK_RULES);
+	/* a deletion commits a generation too: the service rules stay apart */
+	KUNIT_ASSERT_EQ(test, pol_del(p, "locality rack dc 1"), 0);
+	KUNIT_EXPECT_EQ(test, cur(p)->n_service, 9U);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 3U);
+	sk = svc_sock(test, cg->other, 40000, 443);
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, sk, CCAAS_SIDE_ACTIVE), 4U);
 }
 
 /*
  * The service port is the server's: remote for an active open, local for
- * a passive one; a pass over existing sockets guesses the side from
- * whether the application bound the local port.
+ * a passive one and a listener. A pass over existing sockets takes a
+ * socket without a listener on its local port for the client's side.
  */
 static void service_port_sides(struct kunit *test)
 {
@@ -1196,21 +1204,20 @@ static void service_port_sides(struct kunit *test)
 	struct sock *client, *child;
 
 	KUNIT_ASSERT_EQ_MSG(test, pol_apply(p, rules), 0, "%s", msg(p));
-	client = svc_sock(test, NULL, 43000, 443, false);
-	child = svc_sock(test, NULL, 443, 43000, true);
+	client = svc_sock(test, NULL, 43000, 443);
+	child = svc_sock(test, NULL, 443, 43000);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_ACTIVE), 4U);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_PASSIVE), 1U);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_PASSIVE), 4U);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_ACTIVE), 1U);
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_GUESS), 4U);
-	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_GUESS), 4U);
-	/* a client whose peer's port is 43000, its own 443 ephemeral: no */
-	client = svc_sock(test, NULL, 443, 43000, false);
-	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_GUESS), 1U);
-	/* a listener's port is its own */
+	/* nothing listens on 443 here: taken for a client to port 43000 */
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_GUESS), 1U);
+	/* a listener's port is its own; a connecting socket's the remote */
 	child->sk_state = TCP_LISTEN;
-	child->sk_userlocks = 0;
 	KUNIT_EXPECT_EQ(test, svc_lookup(p, child, CCAAS_SIDE_GUESS), 4U);
+	client->sk_state = TCP_SYN_SENT;
+	KUNIT_EXPECT_EQ(test, svc_lookup(p, client, CCAAS_SIDE_GUESS), 4U);
 }
 
 /* Bad service matches are refused with a reason; equal ones are one rule. */

@@ -75,3 +75,10 @@ fi
 if [ -r "$tree/include/linux/cgroup_namespace.h" ]; then
 	have CCAAS_HAVE_LINUX_CGROUP_NAMESPACE_H
 fi
+
+# 7.x dropped the hashinfo argument of the listener lookups (the
+# namespace's own table is used).
+if grep -A1 '^struct sock \*__inet_lookup_listener(' "$tree/include/net/inet_hashtables.h" |
+	grep -q 'struct inet_hashinfo \*hashinfo'; then
+	have CCAAS_HAVE_LOOKUP_LISTENER_HASHINFO
+fi

@@ -26,12 +26,16 @@
  * The entries are shared by every rule and namespace naming the path, so a
  * rule costs one reference. The list is read under RCU by the probe and
  * changed under a spinlock: references are dropped from RCU callbacks too
- * (a generation retired), in softirq.
+ * (a generation retired), in softirq. The probe runs at every mkdir of the
+ * host, interrupts off, and walks them all: their number is bounded
+ * (CCAAS_CGROUPS_MAX), and only the host's administrator may name paths
+ * (policy_nl.c).
  */
 #include <linux/cgroup.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/tracepoint.h>
 #include <net/netlink.h>
 
@@ -39,6 +43,8 @@
 
 static LIST_HEAD(ccaas_cgroups);
 static DEFINE_SPINLOCK(ccaas_cgroups_lock);
+/* Entries in the list: the probe walks them all, interrupts off. */
+static unsigned int ccaas_cgroups_count;
 static struct tracepoint *ccaas_mkdir_tp;
 
 /* The depth of @path, or 0 if it is not a path of cgroup names. */
@@ -63,7 +69,11 @@ static unsigned int ccaas_cgroup_path_level(const char *path)
 	}
 }
 
-/* Bind @ent to the cgroup at its path now, if there is one. */
+/*
+ * Bind @ent, still unbound, to the cgroup at its path now, if there is one.
+ * Only if the probe has not bound it meanwhile: the cgroup found may be one
+ * being removed, which the probe has already replaced by its successor.
+ */
 static void ccaas_cgroup_lookup(struct ccaas_cgroup *ent)
 {
 	struct cgroup *cg = cgroup_get_from_path(ent->path);
@@ -71,7 +81,7 @@ static void ccaas_cgroup_lookup(struct ccaas_cgroup *ent)
 	if (IS_ERR(cg))
 		return;
 	if (cg->level == ent->level)
-		WRITE_ONCE(ent->id, cgroup_id(cg));
+		cmpxchg(&ent->id, 0, cgroup_id(cg));
 	cgroup_put(cg);
 }
 
@@ -100,13 +110,19 @@ struct ccaas_cgroup *ccaas_cgroup_get(const char *path,
 			refcount_inc(&ent->users);
 			spin_unlock_irq(&ccaas_cgroups_lock);
 			kfree(new);
-			/* in case a cgroup came while the probe was away */
-			ccaas_cgroup_lookup(ent);
 			return ent;
 		}
 	}
+	if (ccaas_cgroups_count >= CCAAS_CGROUPS_MAX) {
+		spin_unlock_irq(&ccaas_cgroups_lock);
+		kfree(new);
+		NL_SET_ERR_MSG(extack, "too many cgroup paths in the rules of the host (at most "
+			       __stringify(CCAAS_CGROUPS_MAX) ")");
+		return ERR_PTR(-ENOSPC);
+	}
 	/* listed before the lookup: a cgroup made meanwhile is not missed */
 	list_add_rcu(&new->node, &ccaas_cgroups);
+	ccaas_cgroups_count++;
 	spin_unlock_irq(&ccaas_cgroups_lock);
 	ccaas_cgroup_lookup(new);
 	return new;
@@ -128,6 +144,7 @@ void ccaas_cgroup_put(struct ccaas_cgroup *cg)
 					   &flags))
 		return;
 	list_del_rcu(&cg->node);
+	ccaas_cgroups_count--;
 	spin_unlock_irqrestore(&ccaas_cgroups_lock, flags);
 	kfree_rcu(cg, rcu);
 }

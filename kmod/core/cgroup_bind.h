@@ -16,6 +16,11 @@ struct netlink_ext_ack;
 
 /* Longest cgroup path a rule takes, with its NUL (below the v2 root). */
 #define CCAAS_CGROUP_PATH_MAX	256
+/*
+ * Distinct cgroup paths the rules of all namespaces may name: a host has
+ * one per service it treats apart; the mkdir probe compares them all.
+ */
+#define CCAAS_CGROUPS_MAX	4096
 
 /**
  * struct ccaas_cgroup - a cgroup path some rule names, shared by all rules

@@ -97,6 +97,7 @@
 
 #include <ccaas/param.h>
 
+#include "../compat/listener.h"
 #include "../compat/unaligned.h"
 #include "cgroup_bind.h"
 #include "core.h"
@@ -341,7 +342,7 @@ static unsigned int ccaas_match_local_rank(const struct ccaas_rule_match *m)
 	return m->fields & CCAAS_MATCH_LOCAL ? 1 + m->local_prefixlen : 0;
 }
 
-/* Cgroup specificity: none < the root (depth 0) < depth 1 < ... */
+/* Cgroup specificity: none < depth 1 < depth 2 < ... (no rule has the root) */
 static unsigned int ccaas_match_cgroup_rank(const struct ccaas_rule_match *m)
 {
 	return m->fields & CCAAS_MATCH_CGROUP ? 1 + m->cgroup->level : 0;
@@ -415,10 +416,6 @@ static int ccaas_policy_draft_finish(struct ccaas_policy_gen *draft,
 
 	sort(draft->rules, draft->n_rules, sizeof(draft->rules[0]),
 	     ccaas_rule_cmp, NULL);
-	draft->n_service = 0;
-	while (draft->n_service < draft->n_rules &&
-	       draft->rules[draft->n_service].match.fields & CCAAS_MATCH_SERVICE)
-		draft->n_service++;
 	for (i = 1; i < draft->n_rules; i++) {
 		if (ccaas_rule_match_equal(&draft->rules[i - 1].match,
 					   &draft->rules[i].match)) {
@@ -496,10 +493,15 @@ static int ccaas_order_cmp(const void *pa, const void *pb, const void *priv)
 static void ccaas_policy_index(struct ccaas_policy_gen *gen)
 {
 	struct ccaas_rule_group *g = NULL;
-	unsigned int i, n_groups = 0, shape, prev = 0;
-	unsigned int n = gen->n_rules - gen->n_service;
+	unsigned int i, n, n_groups = 0, shape, prev = 0;
 
 	BUILD_BUG_ON(CCAAS_POLICY_MAX_RULES > U16_MAX);
+	/* the rules are in precedence order: the service rules first */
+	gen->n_service = 0;
+	while (gen->n_service < gen->n_rules &&
+	       gen->rules[gen->n_service].match.fields & CCAAS_MATCH_SERVICE)
+		gen->n_service++;
+	n = gen->n_rules - gen->n_service;
 	memset(gen->shape_first, 0, sizeof(gen->shape_first));
 	memset(gen->shape_groups, 0, sizeof(gen->shape_groups));
 	for (i = 0; i < n; i++)
@@ -637,16 +639,17 @@ u16 ccaas_sk_server_port(const struct sock *sk, enum ccaas_side side)
 {
 	/*
 	 * A socket of an existing connection does not say which side opened
-	 * it. A listener's port, and so its children's, was bound by the
-	 * application (bind() sets SOCK_BINDPORT_LOCK, and a child copies
-	 * the listener's flags); a client's is an ephemeral port connect()
-	 * chose, unless the application bound one itself (then this guesses
-	 * wrong), as a listener left to listen() on an ephemeral port does.
+	 * it (a child does not even keep its listener's SOCK_BINDPORT_LOCK:
+	 * sk_clone_lock() clears it). A connection this host accepted has a
+	 * listener on its local address and port, as long as its server
+	 * listens; one it opened has not, unless the application bound a
+	 * listener's port for it (SO_REUSEADDR): then, and for the children
+	 * of a listener gone, this guesses wrong. Only passes over existing
+	 * sockets guess, and only for rules with a port, under RCU.
 	 */
 	if (side == CCAAS_SIDE_GUESS)
 		side = sk->sk_state == TCP_LISTEN ||
-		       (sk->sk_state != TCP_SYN_SENT &&
-			sk->sk_userlocks & SOCK_BINDPORT_LOCK) ?
+		       (sk->sk_state != TCP_SYN_SENT && ccaas_listener_on(sk)) ?
 		       CCAAS_SIDE_PASSIVE : CCAAS_SIDE_ACTIVE;
 	return side == CCAAS_SIDE_PASSIVE ? inet_sk(sk)->inet_num :
 	       ntohs(inet_sk(sk)->inet_dport);
@@ -719,22 +722,49 @@ static __always_inline bool ccaas_scope_applies(const struct ccaas_rule_match *m
 }
 
 /*
- * The lookup without the index: the first rule in order that applies,
- * among the first @n (all rules, or the service rules only).
+ * The lookup without the index: the first rule from @first on (past the
+ * service rules) that applies by remote scope and local prefix.
  */
 static const struct ccaas_rule *
-ccaas_policy_walk(const struct ccaas_policy_gen *gen, unsigned int n,
-		  const struct ccaas_scope_result *scope, struct ccaas_svc *svc,
-		  struct ccaas_local_addr *local, int *have)
+ccaas_policy_walk(const struct ccaas_policy_gen *gen, unsigned int first,
+		  const struct ccaas_scope_result *scope, const struct sock *sk)
 {
+	struct ccaas_local_addr local;
+	int have = -1;
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = first; i < gen->n_rules; i++) {
 		const struct ccaas_rule_match *m = &gen->rules[i].match;
 
 		if (!ccaas_scope_applies(m, scope) ||
-		    !ccaas_service_applies(m, svc) ||
-		    !ccaas_local_applies(m, svc->sk, local, have))
+		    !ccaas_local_applies(m, sk, &local, &have))
+			continue;
+		return &gen->rules[i];
+	}
+	return NULL;
+}
+
+/*
+ * The first service rule that applies, or NULL. Out of line: a policy
+ * without service rules never comes here, and its lookups stay as they
+ * were before there were any.
+ */
+static noinline const struct ccaas_rule *
+ccaas_policy_walk_service(const struct ccaas_policy_gen *gen,
+			  const struct ccaas_scope_result *scope,
+			  const struct sock *sk, enum ccaas_side side)
+{
+	struct ccaas_svc svc = { .sk = sk, .side = side };
+	struct ccaas_local_addr local;
+	int have = -1;
+	unsigned int i;
+
+	for (i = 0; i < gen->n_service; i++) {
+		const struct ccaas_rule_match *m = &gen->rules[i].match;
+
+		if (!ccaas_scope_applies(m, scope) ||
+		    !ccaas_service_applies(m, &svc) ||
+		    !ccaas_local_applies(m, sk, &local, &have))
 			continue;
 		return &gen->rules[i];
 	}
@@ -749,7 +779,6 @@ ccaas_policy_match_side(const struct ccaas_policy_gen *gen,
 	static const struct ccaas_scope_result unknown = {
 		.locality = CCAAS_LOCALITY_UNKNOWN,
 	};
-	struct ccaas_svc svc = { .sk = sk, .side = side };
 	const struct ccaas_rule_group *g;
 	const struct ccaas_rule *rule;
 	struct ccaas_local_addr local;
@@ -758,15 +787,13 @@ ccaas_policy_match_side(const struct ccaas_policy_gen *gen,
 
 	if (!scope)
 		scope = &unknown;
-	if (gen->n_rules <= CCAAS_POLICY_WALK_RULES)
-		return ccaas_policy_walk(gen, gen->n_rules, scope, &svc, &local,
-					 &have);
-	if (gen->n_service) {
-		rule = ccaas_policy_walk(gen, gen->n_service, scope, &svc,
-					 &local, &have);
+	if (unlikely(gen->n_service)) {
+		rule = ccaas_policy_walk_service(gen, scope, sk, side);
 		if (rule)
 			return rule;
 	}
+	if (gen->n_rules <= CCAAS_POLICY_WALK_RULES)
+		return ccaas_policy_walk(gen, gen->n_service, scope, sk);
 	for (shape = CCAAS_MATCH_SHAPES - 1; shape >= 0; shape--) {
 		if (!gen->shape_groups[shape])
 			continue;
@@ -775,8 +802,7 @@ ccaas_policy_match_side(const struct ccaas_policy_gen *gen,
 			continue;
 		/* in precedence order: local prefixes, then the one without */
 		for (i = g->first; i < g->first + g->count; i++) {
-			const struct ccaas_rule *rule = &gen->rules[gen->order[i]];
-
+			rule = &gen->rules[gen->order[i]];
 			if (ccaas_local_applies(&rule->match, sk, &local, &have))
 				return rule;
 		}

@@ -62,6 +62,11 @@ static const struct nla_policy ccaas_rule_nlpolicy[CCAAS_A_RULE_MAX + 1] = {
 				   .len = CCAAS_CGROUP_PATH_MAX - 1 },
 	[CCAAS_A_RULE_PORT_MIN] = NLA_POLICY_MIN(NLA_U16, 1),
 	[CCAAS_A_RULE_PORT_MAX] = NLA_POLICY_MIN(NLA_U16, 1),
+	/* what the cgroup path is bound to: dumps say it, requests cannot */
+	[CCAAS_A_RULE_CGROUP_ID] = {
+		.type = NLA_REJECT,
+		.reject_message = "the cgroup id is the kernel's to say: give the path",
+	},
 };
 
 /* POLICY_SET and POLICY_DEL */
@@ -186,6 +191,20 @@ static int ccaas_rule_parse_cgroup(const struct nlattr *a,
 {
 	struct ccaas_cgroup *cg;
 
+	if (!IS_ENABLED(CONFIG_SOCK_CGROUP_DATA)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "this kernel keeps no cgroup on sockets (CONFIG_SOCK_CGROUP_DATA)");
+		return -EOPNOTSUPP;
+	}
+	/*
+	 * Cgroup paths are the host's: shared by all namespaces, and every
+	 * cgroup made on the host is compared with them (cgroup_bind.c).
+	 */
+	if (!capable(CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "cgroup rules need CAP_NET_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
 	if (current->nsproxy->cgroup_ns->root_cset->dfl_cgrp !=
 	    &cgrp_dfl_root.cgrp) {
 		NL_SET_ERR_MSG_ATTR(extack, a,

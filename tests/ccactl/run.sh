@@ -372,6 +372,17 @@ usage_case sock_port_big 'invalid port "65536"' sock show sport 65536
 usage_case sock_port_text 'invalid port "ssh"' sock show dport ssh
 usage_case sock_port_sign 'invalid port "+22"' sock show dport +22
 usage_case sock_filter_twice '"sport" given twice' sock show sport 1 sport 2
+usage_case sock_cgroup_bad 'is not a cgroup path' sock show cgroup a/../b
+# service matches, refused before the kernel is asked
+usage_case policy_port_zero 'port: "0" is out of range (1..65535)' policy set port 0 cca reno
+usage_case policy_port_reversed 'port: "90-80" ends below its start' policy set port 90-80 cca reno
+usage_case policy_port_text 'port: "http" is not a port or a range' policy set port http cca reno
+usage_case policy_port_twice 'port given twice' policy set port 80 port 81 cca reno
+usage_case policy_cgroup_bad 'cgroup: "a//b" is not a cgroup path' policy set cgroup a//b cca reno
+usage_case policy_cgroup_root 'the root is every socket' policy set cgroup / cca reno
+usage_case policy_cgroup_missing 'cgroup: missing value' policy set cgroup
+usage_case policy_cgroup_after_locality 'unknown word "cgroup"' \
+	policy set locality dc cgroup a cca reno
 usage_case log_add_nothing 'log add: name connections: cookie N, all, or a filter' log add
 usage_case log_del_nothing 'log del: name connections' log del
 usage_case log_cookie_text 'invalid cookie "abc"' log add cookie abc

@@ -168,6 +168,25 @@ test_service_port_both_sides() {
 	srv=$(ns sv_b ss -tinH state established "( sport = :$SV_PORT )")
 	echo "$srv" | grep -q ' cubic ' ||
 		fail service_port_both_sides "server side of $SV_PORT: $srv" || return 1
+	# a migration, which does not know which side opened a connection,
+	# finds the same: the accepted one has its listener on its port
+	"$CCACTL" -n sv_b migrate >/dev/null || return 1
+	srv=$(ns sv_b ss -tinH state established "( sport = :$SV_PORT2 )")
+	echo "$srv" | grep -q 'cca_dctcp-reno' ||
+		fail service_port_both_sides "server side of $SV_PORT2 migrated: $srv" || return 1
+	srv=$(sv_sock sv_b sport $SV_PORT2)
+	echo "$srv" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert len(s) == 1 and s[0]["server_port"] == int(sys.argv[1]), s
+assert s[0]["rule_match"] == "port %s" % sys.argv[1], s
+' $SV_PORT2 || fail service_port_both_sides "sock show of the server: $srv" || return 1
+	srv=$(sv_sock sv_a dport $SV_PORT2)
+	echo "$srv" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert len(s) == 1 and s[0]["server_port"] == int(sys.argv[1]), s
+' $SV_PORT2 || fail service_port_both_sides "sock show of the client: $srv" || return 1
 	# the rule gone, the next migration moves the listener back
 	"$CCACTL" -n sv_b policy del port $SV_PORT2 >/dev/null || return 1
 	l2=$(ns sv_b ss -tilnH "( sport = :$SV_PORT2 )")

@@ -35,8 +35,10 @@ static struct {
 /* The cgroup v2 mount point into names.mount; false if there is none. */
 static bool cgroup_mount(void)
 {
-	char line[1024], mnt[256], fstype[64];
+	char mnt[256], root[8], fstype[64];
+	char *line = NULL;
 	const char *sep;
+	size_t cap = 0;
 	FILE *f;
 
 	if (names.mount[0])
@@ -44,17 +46,23 @@ static bool cgroup_mount(void)
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SOURCE ... */
+	while (getline(&line, &cap, f) > 0) {
+		/*
+		 * ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SOURCE ...
+		 * The hierarchy's own root mounted (ROOT "/"), at a mount
+		 * point without blanks (mountinfo writes them as \040).
+		 */
 		sep = strstr(line, " - ");
 		if (!sep || sscanf(sep + 3, "%63s", fstype) != 1 ||
 		    strcmp(fstype, "cgroup2") ||
-		    sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1)
+		    sscanf(line, "%*s %*s %*s %7s %255s", root, mnt) != 2 ||
+		    strcmp(root, "/") || strchr(mnt, '\\'))
 			continue;
 		snprintf(names.mount, sizeof(names.mount), "%s", mnt);
 		names.mount_len = strlen(names.mount);
 		break;
 	}
+	free(line);
 	fclose(f);
 	return names.mount[0] != '\0';
 }

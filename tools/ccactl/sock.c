@@ -613,11 +613,12 @@ static int sock_show(int argc, char **argv)
 		rt.v = NULL;
 		rt.n = 0;
 		vec.n = 0;
-		if (policy_matches_of(false, &gen, &rt.v, &rt.n))
-			rt.n = 0;	/* an older kernel: no RULE column */
+		/* (first: a missing family is said once, by this request) */
 		ret = ccaas_msg(buf, CCAAS_CMD_SOCK_GET, NLM_F_DUMP, &nlh);
 		if (ret)
 			goto out;
+		if (policy_matches_of(false, &gen, &rt.v, &rt.n))
+			rt.n = 0;	/* an older kernel: no RULE column */
 		ret = ccaas_request(nlh, sock_collect_cb, &vec);
 		if (ret)
 			goto out;
@@ -625,6 +626,12 @@ static int sock_show(int argc, char **argv)
 		if (rt.n && policy_matches_of(false, &gen_after, NULL, NULL))
 			break;
 	} while (gen_after != gen && ++tries < 3);
+	if (gen_after != gen) {
+		/* the policy kept changing: no rule is named rather than a wrong one */
+		policy_matches_free(rt.v, rt.n);
+		rt.v = NULL;
+		rt.n = 0;
+	}
 
 	qsort(vec.v, vec.n, sizeof(*vec.v), sock_cmp);
 	print_begin(stdout, ccactl_opts.json, ccactl_opts.pretty);
