@@ -278,6 +278,10 @@ assert s["cca"].startswith("cca_dctcp"), s
 	out=$("$CCACTL" -n sv_a sock show cgroup ccaas-svc)
 	echo "$out" | grep -q "ccaas-svc/rpc" ||
 		fail service_show_and_errors "sock show cgroup: $out" || return 1
+	# stats per rule, and the Prometheus series of the rule, by its match
+	out=$("$CCACTL" -n sv_a stats prometheus)
+	echo "$out" | grep -qE "^ccaas_rule_sockets\{netns=\"sv_a\",match=\"cgroup ccaas-svc/rpc port $SV_PORT-$SV_PORT2 locality region\",cca=\"cca_dctcp\",state=\"[a-z_]+\"\} 1\$" ||
+		fail service_show_and_errors "stats prometheus: $out" || return 1
 	out=$("$CCACTL" -n sv_a policy show)
 	echo "$out" | grep -qx "cgroup ccaas-svc/rpc port $SV_PORT-$SV_PORT2 locality region cca cca_dctcp  # cgroup id $id" ||
 		fail service_show_and_errors "policy show: $out" || return 1
@@ -340,7 +344,3 @@ test_service_cgroup_lifecycle() {
 	[ "$(sv_cca sv_a $p)" = reno ] ||
 		fail service_cgroup_lifecycle "cgroup made again: $(sv_cca sv_a $p)"
 }
-
-ccaas_run_tests
-netns_cleanup
-sv_cgroups_clean

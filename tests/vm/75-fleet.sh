@@ -22,8 +22,10 @@
 # back, region 3's first (the pair's order, not the inventory's), and r3b
 # and r2b are never touched. A re-run of the live pair 1,2 whose gate
 # fails keeps it everywhere; r1b unreachable stops a rollout of pair 1,3
-# after the canaries, which go back, the report naming it. Last, pair 1,2
-# is rolled back by hand. The procedures are the subject, not the
+# after the canaries, which go back, the report naming it. Region 2's
+# hosts then get a rule for one service (a cgroup) through the inventory's
+# group variables, which site applies to them alone. Last, pair 1,2 is
+# rolled back by hand. The procedures are the subject, not the
 # kernel: one Debian line.
 # vm-lines: spare
 # vm-ansible: yes
@@ -87,6 +89,14 @@ all:
 EOC
 	for r in 1 2 3 4; do
 		echo "        region_$r:"
+		# FL_SVC_RULE: one more base rule, for region 2's hosts only
+		if [ "$r" = 2 ] && [ -n "${FL_SVC_RULE:-}" ]; then
+			echo "          vars:"
+			echo "            ccaas_base_policy:"
+			echo "              - locality region cca ${FL_REGION_CCA:-cca_dcndelay}"
+			echo "              - locality xregion cca cca_cubic"
+			echo "              - $FL_SVC_RULE"
+		fi
 		echo "          hosts:"
 		for h in $FL_ALL; do
 			[ "${h:1:1}" = $r ] || continue
@@ -525,6 +535,64 @@ print(" ".join(sorted(last, key=last.get)) + " ")' "$FL" r2a r3a)
 # regions goes back to the base policy's rules, its connections with
 # them, and the record no longer has the pair. The last test: it takes
 # the fleet down.
+# One region's hosts get a rule for one service through the inventory
+# (ccaas_base_policy of the group region_2): site applies it there only,
+# and a connection of that service made inside the region gets the
+# service's CCA while the region's own traffic keeps its; site with the
+# rule gone takes it back out.
+test_fleet_service_rule() {
+	local t=fleet_service_rule h out rc cg=/sys/fs/cgroup/ccaas-fleet id
+	local rule="cgroup ccaas-fleet/rpc.service locality region cca cca_xregion"
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	mkdir -p $cg/rpc.service && id=$(stat -c %i $cg/rpc.service) ||
+		{ fail $t "cannot make $cg/rpc.service"; return 1; }
+	FL_SVC_RULE=$rule fl_inventory >"$FL/inventory.yml"
+	fl_play sitesvc site -e ccaas_gate_min_sockets=0
+	rc=$?
+	fl_inventory >"$FL/inventory.yml"
+	[ $rc = 0 ] || { fail $t "site failed: $(tail -n 30 "$FL/sitesvc.out")"; return 1; }
+	for h in r2a r2b; do
+		fl_rules $h | grep -qx "$rule  # cgroup id $id" ||
+			{ fail $t "$h: no service rule: $(fl_rules $h)"; return 1; }
+		grep -qx "$rule" "$FLR/etc-$h/policy.conf" ||
+			{ fail $t "$h: not in its policy.conf"; return 1; }
+	done
+	for h in r1a r1b r3a r3b; do
+		! fl_rules $h | grep -q cgroup ||
+			{ fail $t "$h, not of region 2, has it: $(fl_rules $h)"; return 1; }
+	done
+	ns r2b python3 "$CONNS" server :: 5031 >/dev/null 2>&1 &
+	wait_port r2b 5031 || { fail $t "no server"; return 1; }
+	rm -f /tmp/fl_svc_ready
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh $cg/rpc.service \
+		ip netns exec r2a python3 "$CONNS" client "$(fl_ip r2b)" 5031 1 \
+		/tmp/fl_svc_ready --hold 300 >/dev/null 2>&1 &
+	local client=$!
+	for _ in $(seq 100); do [ -e /tmp/fl_svc_ready ] && break; sleep 0.1; done
+	out=$("$CCACTL" -n r2a -j sock show cgroup ccaas-fleet/rpc.service)
+	echo "$out" | python3 -c '
+import json, sys
+s = [c for c in json.load(sys.stdin) if c["dport"] == 5031]
+assert len(s) == 1 and s[0]["cca"].startswith("cca_xregion"), s
+assert s[0]["rule_match"] == "cgroup ccaas-fleet/rpc.service locality region", s
+' || { fail $t "the service's connection: $out"; return 1; }
+	fl_check_ccas "1,2" || { fail $t "the region's traffic moved"; return 1; }
+	fl_play sitesvc2 site -e ccaas_gate_min_sockets=0 ||
+		{ fail $t "site without the rule failed: $(tail -n 30 "$FL/sitesvc2.out")"; return 1; }
+	for h in r2a r2b; do
+		! fl_rules $h | grep -q cgroup ||
+			{ fail $t "$h keeps the rule: $(fl_rules $h)"; return 1; }
+	done
+	kill "$client" 2>/dev/null
+	wait "$client" 2>/dev/null
+	ip netns pids r2b | xargs -r ps -o pid=,args= -p | awk '/server :: 5031/ { print $1 }' |
+		xargs -r kill 2>/dev/null
+	for _ in $(seq 50); do rmdir $cg/rpc.service $cg 2>/dev/null && break; sleep 0.1; done
+	echo "site with a service rule for region 2: $(cat "$FL/sitesvc.time") ms"
+	pass $t
+}
+
 test_fleet_rollback_live_pair() {
 	local t=fleet_rollback_live_pair h
 	trap fl_teardown EXIT
