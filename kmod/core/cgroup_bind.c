@@ -36,10 +36,10 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
-#include <linux/tracepoint.h>
 #include <net/netlink.h>
 
 #include "cgroup_bind.h"
+#include "core.h"
 
 static LIST_HEAD(ccaas_cgroups);
 static DEFINE_SPINLOCK(ccaas_cgroups_lock);
@@ -170,28 +170,16 @@ static void ccaas_cgroup_mkdir_probe(void *data, struct cgroup *cgrp,
 	rcu_read_unlock();
 }
 
-static void ccaas_find_mkdir_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "cgroup_mkdir"))
-		*(struct tracepoint **)priv = tp;
-}
-
 int __init ccaas_cgroup_bind_init(void)
 {
-	for_each_kernel_tracepoint(ccaas_find_mkdir_tp, &ccaas_mkdir_tp);
-	if (!ccaas_mkdir_tp) {
-		pr_err("ccaas: no cgroup_mkdir tracepoint\n");
-		return -ENOENT;
-	}
-	return tracepoint_probe_register(ccaas_mkdir_tp,
-					 (void *)ccaas_cgroup_mkdir_probe, NULL);
+	return ccaas_tracepoint_attach("cgroup_mkdir",
+				       (void *)ccaas_cgroup_mkdir_probe,
+				       &ccaas_mkdir_tp);
 }
 
 void ccaas_cgroup_bind_exit(void)
 {
-	tracepoint_probe_unregister(ccaas_mkdir_tp,
-				    (void *)ccaas_cgroup_mkdir_probe, NULL);
-	tracepoint_synchronize_unregister();
+	ccaas_tracepoint_detach(ccaas_mkdir_tp, (void *)ccaas_cgroup_mkdir_probe);
 	/* every rule is gone (the namespaces' exit freed them) */
 	WARN_ON(!list_empty(&ccaas_cgroups));
 }

@@ -73,6 +73,16 @@ struct ccaas_net *ccaas_net(const struct net *net);
 int ccaas_pernet_init(void);
 void ccaas_pernet_exit(void);
 
+/*
+ * A probe on a kernel tracepoint that is not exported (main.c): found by
+ * @name among the kernel's, registered, its tracepoint in *@tp; detached,
+ * no probe runs any more when the call returns.
+ */
+struct tracepoint;
+int ccaas_tracepoint_attach(const char *name, void *probe,
+			    struct tracepoint **tp);
+void ccaas_tracepoint_detach(struct tracepoint *tp, void *probe);
+
 /* registry.c */
 int ccaas_registry_fill(struct sk_buff *skb, const char *name,
 			int (*fill)(struct sk_buff *skb,

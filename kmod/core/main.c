@@ -7,10 +7,46 @@
  * module loader refuses to unload the core while any CCA is registered.
  */
 #include <linux/module.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
 
 #include "cgroup_bind.h"
 #include "core.h"
 #include "sock.h"
+
+struct ccaas_tp_search {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void ccaas_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct ccaas_tp_search *search = priv;
+
+	if (!strcmp(tp->name, search->name))
+		search->tp = tp;
+}
+
+int __init ccaas_tracepoint_attach(const char *name, void *probe,
+				   struct tracepoint **tp)
+{
+	struct ccaas_tp_search search = { .name = name };
+
+	for_each_kernel_tracepoint(ccaas_tp_match, &search);
+	if (!search.tp) {
+		pr_err("ccaas: no %s tracepoint\n", name);
+		return -ENOENT;
+	}
+	*tp = search.tp;
+	return tracepoint_probe_register(search.tp, probe, NULL);
+}
+
+void ccaas_tracepoint_detach(struct tracepoint *tp, void *probe)
+{
+	tracepoint_probe_unregister(tp, probe, NULL);
+	/* No probe may still run when the module text goes away. */
+	tracepoint_synchronize_unregister();
+}
 
 static int __init ccaas_core_init(void)
 {

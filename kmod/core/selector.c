@@ -63,7 +63,6 @@
  * passive child inherits its listener's) or a route chose are left alone.
  */
 #include <linux/module.h>
-#include <linux/tracepoint.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -291,27 +290,15 @@ static void ccaas_probe_set_state(void *data, const struct sock *csk,
 		ccaas_select(sk, CCAAS_AT_CHILD);
 }
 
-static void ccaas_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "inet_sock_set_state"))
-		*(struct tracepoint **)priv = tp;
-}
-
 int __init ccaas_selector_init(void)
 {
-	for_each_kernel_tracepoint(ccaas_find_tracepoint, &ccaas_set_state_tp);
-	if (!ccaas_set_state_tp) {
-		pr_err("ccaas: no inet_sock_set_state tracepoint\n");
-		return -ENOENT;
-	}
-	return tracepoint_probe_register(ccaas_set_state_tp,
-					 (void *)ccaas_probe_set_state, NULL);
+	return ccaas_tracepoint_attach("inet_sock_set_state",
+				       (void *)ccaas_probe_set_state,
+				       &ccaas_set_state_tp);
 }
 
 void ccaas_selector_exit(void)
 {
-	tracepoint_probe_unregister(ccaas_set_state_tp,
-				    (void *)ccaas_probe_set_state, NULL);
-	/* No probe may still run when the module text goes away. */
-	tracepoint_synchronize_unregister();
+	ccaas_tracepoint_detach(ccaas_set_state_tp,
+				(void *)ccaas_probe_set_state);
 }
