@@ -594,7 +594,7 @@ for i in range(2000):
 	"$CCACTL" scope load "$a" || return 1
 	( for i in $(seq 400); do "$CCACTL" scope load "$b"; "$CCACTL" scope load "$a"; done ) &
 	loader=$!
-	for i in $(seq 30); do
+	for i in $(seq 12); do
 		kill -0 "$loader" 2>/dev/null || break
 		out=$("$CCACTL" -j scope show 2>"$E")
 		rc=$?

@@ -5,10 +5,12 @@
 #
 # Hosts a (10.0.0.1) and b (10.0.0.2), one veth pair.
 # vm-debug: yes
-# On the sanitizer kernel, not the tests of counting (in-tree dctcp-reno
-# as dctcp) and refusing (knobs a CCA cannot honour): the moves they make
-# are those 60-migrate.sh makes there.
+# On the sanitizer kernel, only the route's congctl test: the others count
+# (in-tree dctcp-reno as dctcp), refuse (knobs a CCA cannot honour) or
+# check a value restored (the RTO floor, a child's ECN); the moves they
+# make are those 60-migrate.sh makes there.
 # vm-debug-skip: dctcp_reno_is_dctcp knobs_need_ccaas_cca
+# vm-debug-skip: min_rto_restored passive_ecn_child_holds_ecn
 # vm-timeout: 300
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py

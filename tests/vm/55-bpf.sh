@@ -10,7 +10,9 @@
 # registered with bpftool (a struct_ops map registered without a link
 # stays registered after bpftool exits, until it is unregistered).
 # Not on the sanitizer kernel: BPF struct_ops needs BTF, which it is built
-# without (no debug info, to keep its build short).
+# without (no debug info, to keep its build short). On the oldest and the
+# newest Debian lines (make check-full: every line).
+# vm-lines: edges
 # vm-timeout: 240
 
 CONNS=$CCAAS_ROOT/tests/vm/lib/conns.py

@@ -10,11 +10,12 @@
 # Hosts sv_a (clients, 10.0.0.1) and sv_b (servers, 10.0.0.2); sv_a's scope
 # puts sv_b in region 1.
 # vm-debug: yes
-# On the sanitizer kernel, the files' lifetime-sensitive parts only: the
-# cgroup paths' references and the mkdir probe, netlink's refusals, and
-# listeners moved by migration; the other tests are decisions alone.
+# On the sanitizer kernel, the file's lifetime-sensitive parts only: the
+# cgroup paths' references and the mkdir probe, and listeners looked up
+# and moved by migration; the other tests are decisions and refusals.
 # vm-debug-skip: service_two_cgroups_two_ccas service_parent_covers_children
 # vm-debug-skip: service_rollback service_moved_process
+# vm-debug-skip: service_show_and_errors
 # vm-lines: edges
 # vm-timeout: 300
 

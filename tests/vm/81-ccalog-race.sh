@@ -22,7 +22,7 @@ load_ccaas tcp_cca_dctcp
 # one, over 300 idle connections that keep them long; meanwhile each round
 # opens 200 connections on cca_dctcp to a server that closes them at once,
 # closes them, drains the CCA and unloads its module (up to 20 rounds, as
-# many as 90 s allow). Full preemption (PREEMPT_DYNAMIC) lets a walk be
+# many as 45 s allow). Full preemption (PREEMPT_DYNAMIC) lets a walk be
 # interrupted anywhere. A read of freed ops may fault; the debug kernel's
 # sanitizers report it. The module must unload every round and no request
 # may fail.
@@ -64,10 +64,10 @@ while True:
 	get=$!
 	ns lg_u nice -n 10 python3 "$loop" "$stop" 18:2 19:2 >/tmp/lg_add.out 2>&1 &
 	add=$!
-	# At most 20 rounds, none begun after 90 s: a slow host does fewer.
+	# At most 20 rounds, none begun after 45 s: a slow host does fewer.
 	start=$SECONDS
 	for r in $(seq 20); do
-		[ $((SECONDS - start)) -lt 90 ] || break
+		[ $((SECONDS - start)) -lt 45 ] || break
 		load_ccaas tcp_cca_dctcp || { why="insmod failed in round $r"; break; }
 		rm -f /tmp/lg_churn
 		ns lg_u timeout 120 python3 "$conns" client 127.0.0.1 5302 200 /tmp/lg_churn \

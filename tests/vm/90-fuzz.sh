@@ -7,7 +7,7 @@
 #
 #   FUZZ_MESSAGES  messages in all (default 2000; `make fuzz`
 #                  sends without bound for FUZZ_SECONDS), shared by the workers
-#   FUZZ_SECONDS   stop each worker after this long (default 60)
+#   FUZZ_SECONDS   stop each worker after this long (default 30)
 #   FUZZ_SEED      base seed (default 1, so that make check is repeatable;
 #                  make fuzz takes one from the clock; always printed)
 # Worker i runs with seed FUZZ_SEED + i (root1, root2, owner, nobody); the
@@ -22,7 +22,7 @@ load_ccaas $CCAS || return 1
 modprobe tcp_dctcp && modprobe tcp_bbr || return 1
 
 FUZZ_MESSAGES=${FUZZ_MESSAGES:-2000}
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 FUZZ_SEED=${FUZZ_SEED:-1}
 WORKERS="root1 root2 owner nobody"
 PER=$((FUZZ_MESSAGES / 4))

@@ -17,7 +17,8 @@
 #     `# vm-debug-skip: NAME...` (tests left off the sanitizer kernel),
 #     `# vm-lines: newest|oldest|spare` (one Debian line only),
 #     `# vm-requires: CCAAS_HAVE_X` (a probe result of the headers),
-#     `# vm-manual: yes` (only when named), `# vm-ansible: yes` (the
+#     `# vm-manual: yes` (only when named), `# vm-full: yes` (only in
+#     make check-full, or when named), `# vm-ansible: yes` (the
 #     Ansible controller on the host, tests/vm/lib/ansible-controller.sh).
 #   - Tests that change global state should use network namespaces; the
 #     driver deletes all namespaces (and kills their processes) after each

@@ -141,6 +141,12 @@ select_files() {
 		alone) grep -qE '^# vm-alone: *yes' "$f" || continue ;;
 		shared) ! grep -qE '^# vm-alone: *yes' "$f" || continue ;;
 		esac
+		# `# vm-full: yes`: a long run (the soak) kept for make
+		# check-full, or when the pattern names the file (make soak)
+		if grep -qE '^# vm-full: *yes' "$f" && [ "${CCAAS_VM_ALL_LINES:-0}" != 1 ] &&
+			{ [ -z "$pattern" ] || ! ccaas_match "$pattern" "$(basename "$f")"; }; then
+			continue
+		fi
 		# `# vm-manual: yes`: only when the pattern names the file
 		if grep -qE '^# vm-manual: *yes' "$f" &&
 			{ [ -z "$pattern" ] || ! ccaas_match "$pattern" "$(basename "$f")"; }; then
