@@ -59,7 +59,7 @@ demo_run() {
 		[ "$(ccaas_short_kver "$k")" = "$DEBUG_LINE" ] && break
 	done
 	[ -n "$k" ] || { echo "demo: no Debian kernel in the run"; return 0; }
-	if DEMO_KERNEL=$k scripts/demo.sh >"$out" 2>&1; then
+	if DEMO_PREBUILT=1 DEMO_KERNEL=$k scripts/demo.sh >"$out" 2>&1; then
 		echo "PASS: demo/make_demo"
 	else
 		echo "FAIL: demo/make_demo (see $out)"
@@ -114,14 +114,13 @@ suite() {
 	#
 	#  lane 1: the sanitizer kernel (built here if its inputs changed,
 	#          beside lane 2's first steps), its modules, its files
-	#          (KUnit first, the soak last); then the files that compare
-	#          CCAs' behaviour (`# vm-alone: yes`) on the oldest line,
-	#          make demo, and the boot suite (systemd as init) on the
-	#          oldest and newest lines;
-	#  lane 2: the Debian lines' modules, the build and ccactl suites,
-	#          the Debian kernels' other files (the fleet rollout on
-	#          DEBUG_LINE's, `vm-lines: spare`), the vm-alone files on
-	#          the newest line.
+	#          (KUnit first); the build suite (on the host, beside lane
+	#          2's guest); then the files that compare CCAs' behaviour
+	#          (`# vm-alone: yes`) on the oldest line, make demo, and the
+	#          boot suite (systemd as init) on the oldest and newest lines;
+	#  lane 2: the Debian lines' modules, the ccactl suite, the Debian
+	#          kernels' other files (the fleet rollout on DEBUG_LINE's,
+	#          `vm-lines: spare`), the vm-alone files on the newest line.
 	#
 	# A vm-alone file shares the host with one other guest at most and
 	# starts only once lane 2's builds and build suites are done (lane 1
@@ -163,6 +162,9 @@ suite() {
 		fi
 		[ -z "$kunit_alone" ] || suite kunit scripts/kunit.sh ${T:+-t "$T"}
 		while [ ! -e "$lanes/built" ] && kill -0 $$ 2>/dev/null; do sleep 5; done
+		# the build suite (host only: W=1, checkpatch, DKMS, the
+		# packages) beside lane 2's guest, not ahead of it
+		suite build env T="$T" tests/build/run.sh $stock
 		alone "$oldest"
 		[ -n "$T" ] || suite demo demo_run
 		# systemd booting with ccaas installed (tests/boot/run.sh) on
@@ -189,7 +191,6 @@ suite() {
 			build_modules "$kver"
 		done
 		echo "=== modules for the Debian lines took $(($(date +%s) - t0)) s"
-		suite build env T="$T" tests/build/run.sh $stock
 		suite ccactl env T="$T" tests/ccactl/run.sh
 		touch "$lanes/built"
 		if [ -n "${stock// /}" ]; then

@@ -30,12 +30,24 @@
  * host, interrupts off, and walks them all: their number is bounded
  * (CCAAS_CGROUPS_MAX), and only the host's administrator may name paths
  * (policy_nl.c).
+ *
+ * The probe is registered only while some rule names a path: a probe on
+ * the tracepoint has the kernel format every new cgroup's path, under a
+ * lock of its own. The first entry registers it before its lookup (so no
+ * mkdir between the two is missed); the last one gone unregisters it from
+ * a work item (references also go in softirq, and unregistering waits for
+ * the probes running). ccaas_cgroup_probe_sync() does both, from the count
+ * of entries, under a mutex: whatever order gets and puts come in, the
+ * last sync leaves the probe as the list needs it.
  */
 #include <linux/cgroup.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <net/netlink.h>
 
 #include "cgroup_bind.h"
@@ -46,6 +58,46 @@ static DEFINE_SPINLOCK(ccaas_cgroups_lock);
 /* Entries in the list: the probe walks them all, interrupts off. */
 static unsigned int ccaas_cgroups_count;
 static struct tracepoint *ccaas_mkdir_tp;
+/* Whether the probe is registered, under ccaas_cgroup_probe_lock. */
+static bool ccaas_mkdir_probed;
+static DEFINE_MUTEX(ccaas_cgroup_probe_lock);
+
+static void ccaas_cgroup_mkdir_probe(void *data, struct cgroup *cgrp,
+				     const char *path);
+
+/*
+ * Register the mkdir probe if some entry is listed, unregister it if none
+ * is. Process context. Return: 0, or the registration's error.
+ */
+static int ccaas_cgroup_probe_sync(void)
+{
+	bool want;
+	int err = 0;
+
+	mutex_lock(&ccaas_cgroup_probe_lock);
+	want = READ_ONCE(ccaas_cgroups_count) > 0;
+	if (want && !ccaas_mkdir_probed) {
+		err = tracepoint_probe_register(ccaas_mkdir_tp,
+						(void *)ccaas_cgroup_mkdir_probe,
+						NULL);
+		ccaas_mkdir_probed = !err;
+		pr_debug("ccaas: cgroup_mkdir probe registered (%d)\n", err);
+	} else if (!want && ccaas_mkdir_probed) {
+		ccaas_tracepoint_detach(ccaas_mkdir_tp,
+					(void *)ccaas_cgroup_mkdir_probe);
+		ccaas_mkdir_probed = false;
+		pr_debug("ccaas: cgroup_mkdir probe unregistered\n");
+	}
+	mutex_unlock(&ccaas_cgroup_probe_lock);
+	return err;
+}
+
+static void ccaas_cgroup_probe_work_fn(struct work_struct *work)
+{
+	ccaas_cgroup_probe_sync();
+}
+
+static DECLARE_WORK(ccaas_cgroup_probe_work, ccaas_cgroup_probe_work_fn);
 
 /* The depth of @path, or 0 if it is not a path of cgroup names. */
 static unsigned int ccaas_cgroup_path_level(const char *path)
@@ -91,6 +143,7 @@ struct ccaas_cgroup *ccaas_cgroup_get(const char *path,
 	struct ccaas_cgroup *ent, *new;
 	unsigned int level = ccaas_cgroup_path_level(path);
 	size_t len = strlen(path);
+	int err;
 
 	if (!level || level > U16_MAX) {
 		NL_SET_ERR_MSG(extack,
@@ -120,10 +173,19 @@ struct ccaas_cgroup *ccaas_cgroup_get(const char *path,
 			       __stringify(CCAAS_CGROUPS_MAX) ")");
 		return ERR_PTR(-ENOSPC);
 	}
-	/* listed before the lookup: a cgroup made meanwhile is not missed */
+	/*
+	 * listed, and the probe registered, before the lookup: a cgroup made
+	 * meanwhile is not missed
+	 */
 	list_add_rcu(&new->node, &ccaas_cgroups);
-	ccaas_cgroups_count++;
+	WRITE_ONCE(ccaas_cgroups_count, ccaas_cgroups_count + 1);
 	spin_unlock_irq(&ccaas_cgroups_lock);
+	err = ccaas_cgroup_probe_sync();
+	if (err) {
+		ccaas_cgroup_put(new);
+		NL_SET_ERR_MSG(extack, "cannot follow the cgroups made: no probe on cgroup_mkdir");
+		return ERR_PTR(err);
+	}
 	ccaas_cgroup_lookup(new);
 	return new;
 }
@@ -144,7 +206,9 @@ void ccaas_cgroup_put(struct ccaas_cgroup *cg)
 					   &flags))
 		return;
 	list_del_rcu(&cg->node);
-	ccaas_cgroups_count--;
+	WRITE_ONCE(ccaas_cgroups_count, ccaas_cgroups_count - 1);
+	if (!ccaas_cgroups_count)
+		schedule_work(&ccaas_cgroup_probe_work);
 	spin_unlock_irqrestore(&ccaas_cgroups_lock, flags);
 	kfree_rcu(cg, rcu);
 }
@@ -172,14 +236,15 @@ static void ccaas_cgroup_mkdir_probe(void *data, struct cgroup *cgrp,
 
 int __init ccaas_cgroup_bind_init(void)
 {
-	return ccaas_tracepoint_attach("cgroup_mkdir",
-				       (void *)ccaas_cgroup_mkdir_probe,
-				       &ccaas_mkdir_tp);
+	ccaas_mkdir_tp = ccaas_tracepoint_find("cgroup_mkdir");
+	return ccaas_mkdir_tp ? 0 : -ENOENT;
 }
 
 void ccaas_cgroup_bind_exit(void)
 {
-	ccaas_tracepoint_detach(ccaas_mkdir_tp, (void *)ccaas_cgroup_mkdir_probe);
 	/* every rule is gone (the namespaces' exit freed them) */
 	WARN_ON(!list_empty(&ccaas_cgroups));
+	/* the last put's work, if still to run, then the probe if left */
+	flush_work(&ccaas_cgroup_probe_work);
+	ccaas_cgroup_probe_sync();
 }

@@ -74,11 +74,13 @@ int ccaas_pernet_init(void);
 void ccaas_pernet_exit(void);
 
 /*
- * A probe on a kernel tracepoint that is not exported (main.c): found by
- * @name among the kernel's, registered, its tracepoint in *@tp; detached,
- * no probe runs any more when the call returns.
+ * A probe on a kernel tracepoint that is not exported (main.c): the
+ * tracepoint found by @name among the kernel's (NULL if none, said in the
+ * log); attach finds and registers, its tracepoint in *@tp; detached, no
+ * probe runs any more when the call returns.
  */
 struct tracepoint;
+struct tracepoint *ccaas_tracepoint_find(const char *name);
 int ccaas_tracepoint_attach(const char *name, void *probe,
 			    struct tracepoint **tp);
 void ccaas_tracepoint_detach(struct tracepoint *tp, void *probe);

@@ -27,18 +27,23 @@ static void ccaas_tp_match(struct tracepoint *tp, void *priv)
 		search->tp = tp;
 }
 
-int __init ccaas_tracepoint_attach(const char *name, void *probe,
-				   struct tracepoint **tp)
+struct tracepoint *__init ccaas_tracepoint_find(const char *name)
 {
 	struct ccaas_tp_search search = { .name = name };
 
 	for_each_kernel_tracepoint(ccaas_tp_match, &search);
-	if (!search.tp) {
+	if (!search.tp)
 		pr_err("ccaas: no %s tracepoint\n", name);
+	return search.tp;
+}
+
+int __init ccaas_tracepoint_attach(const char *name, void *probe,
+				   struct tracepoint **tp)
+{
+	*tp = ccaas_tracepoint_find(name);
+	if (!*tp)
 		return -ENOENT;
-	}
-	*tp = search.tp;
-	return tracepoint_probe_register(search.tp, probe, NULL);
+	return tracepoint_probe_register(*tp, probe, NULL);
 }
 
 void ccaas_tracepoint_detach(struct tracepoint *tp, void *probe)

@@ -119,7 +119,7 @@ static enum ccaas_move ccaas_migrate_locked(struct sock *sk,
 
 		/* Where the selector puts an ECN child its rule cannot hold. */
 		if (rule || ctx->drain_from)
-			holder = ccaas_ecn_child_cca(gen, sk,
+			holder = ccaas_ecn_child_cca(gen, sk, CCAAS_SIDE_GUESS,
 						     !inet_csk(sk)->icsk_ca_initialized);
 		if (holder && ccaas_ops_on_cca(cur, holder)) {
 			ccaas_sk_apply_rule_rto(sk, rule);

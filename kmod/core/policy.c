@@ -811,11 +811,11 @@ ccaas_policy_match_side(const struct ccaas_policy_gen *gen,
 }
 EXPORT_SYMBOL_IF_KUNIT(ccaas_policy_match_side);
 
-bool ccaas_rule_may_apply_passive(const struct ccaas_rule *rule,
-				  const struct sock *sk, bool *all)
+bool ccaas_rule_may_apply(const struct ccaas_rule *rule, const struct sock *sk,
+			  enum ccaas_side side, bool *all)
 {
 	const struct ccaas_rule_match *m = &rule->match;
-	struct ccaas_svc svc = { .sk = sk, .side = CCAAS_SIDE_PASSIVE };
+	struct ccaas_svc svc = { .sk = sk, .side = side };
 
 	if (!ccaas_service_applies(m, &svc))
 		return false;

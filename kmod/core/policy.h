@@ -309,13 +309,14 @@ ccaas_policy_match(const struct ccaas_policy_gen *gen,
 }
 
 /*
- * Could @rule apply to a child of listener @sk (or to @sk itself, a
- * passive child)? Its service fields must hold for @sk; its remote fields
- * and local prefix are left open. *@all is set when the rule applies to
- * every such child (it sets no remote field and no local prefix).
+ * Could @rule apply to @sk's connection, on @side of it (a listener's
+ * children: @sk the listener, CCAAS_SIDE_PASSIVE)? Its service fields
+ * must hold for @sk; its remote fields and local prefix are left open.
+ * *@all is set when the rule applies to every such connection (it sets no
+ * remote field and no local prefix).
  */
-bool ccaas_rule_may_apply_passive(const struct ccaas_rule *rule,
-				  const struct sock *sk, bool *all);
+bool ccaas_rule_may_apply(const struct ccaas_rule *rule, const struct sock *sk,
+			  enum ccaas_side side, bool *all);
 
 /* The value @rule sets for parameter @index of its CCA, or @def. */
 static inline u32 ccaas_rule_param(const struct ccaas_rule *rule,

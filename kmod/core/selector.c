@@ -52,8 +52,9 @@
  *   its CCA on. ECN was decided by the handshake, by the listener's CCA.
  *   A child that negotiated ECN goes to a CCA that can hold it: its rule's,
  *   else the transitional CCA (CCAAS_CCA_F_TRANSITIONAL, cca_cubic), else
- *   the listener's, else another ECN CCA of the policy that can hold it
- *   (ccaas_ecn_child_cca()); the namespace default may not. A new
+ *   the listener's, else another ECN CCA of a rule that may apply to it
+ *   (ccaas_ecn_child_cca()): never one of another service's rules, nor
+ *   the namespace default. A new
  *   connection's CCA has not run, so the CCAs' takeover lists, which
  *   protect a running CCA's state, are not consulted. A child that
  *   did not negotiate ECN and whose rule's CCA needs it keeps the default
@@ -72,21 +73,24 @@
 static struct tracepoint *ccaas_set_state_tp;
 
 /*
- * The rule whose CCA listener @sk goes on (@sk NULL: the policy's
- * listeners at large), or NULL: among the rules that may apply to its
- * children, the first that needs ECN and asks for AccECN, else the first
- * that needs ECN. A listener on a CCA that needs ECN accepts ECN from
- * clients that ask; one asking for AccECN accepts AccECN too, whatever
- * net.ipv4.tcp_ecn says. Never a CCA refusing the RFC 3168 fallback: a
- * classic client would believe ECN was agreed while the child has none.
+ * The rule whose CCA listener @sk goes on (@side CCAAS_SIDE_PASSIVE), or
+ * that an ECN connection @sk falls back to (ccaas_ecn_child_cca()), or
+ * NULL: among the rules that may apply to @sk's connections, the first
+ * that needs ECN and asks for AccECN, else the first that needs ECN. A
+ * listener on a CCA that needs ECN accepts ECN from clients that ask; one
+ * asking for AccECN accepts AccECN too, whatever net.ipv4.tcp_ecn says.
+ * Never a CCA refusing the RFC 3168 fallback: a classic client would
+ * believe ECN was agreed while the child has none.
  *
- * The rules that may apply to a listener's children are those whose
- * service match holds for the listener (its children have its cgroup and
- * its port) or who have none; the first of them that sets no remote field
- * and no local prefix applies to every child, and hides the rest.
+ * The rules that may apply are those whose service match holds for @sk (a
+ * listener's children have its cgroup and its port; a child's listener,
+ * the child's) or who have none; the first of them that sets no remote
+ * field and no local prefix applies to every connection, and hides the
+ * rest. So a child that fell back goes where its listener is.
  */
 static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *gen,
-					       const struct sock *sk)
+					       const struct sock *sk,
+					       enum ccaas_side side)
 {
 	const struct ccaas_rule *classic = NULL;
 	unsigned int i;
@@ -95,7 +99,7 @@ static const struct ccaas_rule *ccaas_ecn_rule(const struct ccaas_policy_gen *ge
 	for (i = 0; i < gen->n_rules && !all; i++) {
 		u32 flags = gen->rules[i].cca.ops->flags;
 
-		if (sk && !ccaas_rule_may_apply_passive(&gen->rules[i], sk, &all))
+		if (!ccaas_rule_may_apply(&gen->rules[i], sk, side, &all))
 			continue;
 		if (!(flags & TCP_CONG_NEEDS_ECN) ||
 		    (flags & CCAAS_TCP_CONG_NO_FALLBACK_RFC3168))
@@ -117,33 +121,37 @@ static bool ccaas_can_hold(const struct sock *sk,
 
 /*
  * For a connection that negotiated ECN and whose rule's CCA cannot hold
- * it: the transitional CCA, else the policy's listener CCA, else the first
- * other CCA of the policy that needs ECN and can hold it (one refusing the
- * RFC 3168 fallback, for an AccECN child), or NULL. @fresh: a new
- * connection, whose CCA has not run, so the CCAs' takeover lists (which
- * protect a running CCA's state) do not apply. RCU is held;
- * ccaas_sk_switch() takes the module reference. Migration counts a socket
- * already there as unchanged rather than refused.
+ * it: the transitional CCA, else the listener CCA of its service (that of
+ * ccaas_ecn_rule(): where an accepted child's listener is), else the first
+ * other CCA that needs ECN and can hold it (one refusing the RFC 3168
+ * fallback, for an AccECN child) among the rules that may apply to it
+ * (@side of its connection), or NULL: a service never borrows another's
+ * CCA. @fresh: a new connection, whose CCA has not run, so the CCAs'
+ * takeover lists (which protect a running CCA's state) do not apply. RCU
+ * is held; ccaas_sk_switch() takes the module reference. Migration counts
+ * a socket already there as unchanged rather than refused.
  */
 const struct tcp_congestion_ops *
 ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk,
-		    bool fresh)
+		    enum ccaas_side side, bool fresh)
 {
 	const struct tcp_congestion_ops *ops;
 	const struct ccaas_rule *rule;
 	unsigned int i;
+	bool all;
 
 	if (!ccaas_tcp_ecn_ok(tcp_sk(sk)))
 		return NULL;
 	ops = ccaas_registry_transitional();
 	if (ops && ccaas_can_hold(sk, ops, fresh))
 		return ops;
-	rule = ccaas_ecn_rule(gen, NULL);
+	rule = ccaas_ecn_rule(gen, sk, side);
 	if (rule && ccaas_can_hold(sk, rule->cca.ops, fresh))
 		return rule->cca.ops;
 	for (i = 0; i < gen->n_rules; i++) {
 		ops = gen->rules[i].cca.ops;
 		if ((ops->flags & TCP_CONG_NEEDS_ECN) &&
+		    ccaas_rule_may_apply(&gen->rules[i], sk, side, &all) &&
 		    ccaas_can_hold(sk, ops, fresh))
 			return ops;
 	}
@@ -197,7 +205,9 @@ static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 	     ccaas_sk_generation(sk) == gen->generation))
 		goto out;
 	if (at != CCAAS_AT_CONNECT && !ccaas_ecn_allows(sk, ops)) {
-		ops = ccaas_ecn_child_cca(gen, sk, true);
+		ops = ccaas_ecn_child_cca(gen, sk, at == CCAAS_AT_CHILD ?
+					  CCAAS_SIDE_PASSIVE : CCAAS_SIDE_ACTIVE,
+					  true);
 		if (!ops) {
 			ccaas_count(cn, CCAAS_CNT_REFUSED, 1);
 			goto out;
@@ -249,7 +259,8 @@ static void ccaas_select_connected(struct sock *sk)
 const struct tcp_congestion_ops *
 ccaas_listener_ops(const struct ccaas_policy_gen *gen, const struct sock *sk)
 {
-	const struct ccaas_rule *rule = ccaas_ecn_rule(gen, sk);
+	const struct ccaas_rule *rule = ccaas_ecn_rule(gen, sk,
+						       CCAAS_SIDE_PASSIVE);
 
 	return rule ? rule->cca.ops : NULL;
 }

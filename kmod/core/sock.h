@@ -10,6 +10,8 @@
 #include <net/tcp.h>
 #include <uapi/linux/ccaas.h>
 
+#include "policy.h"	/* enum ccaas_side */
+
 struct ccaas_net;
 struct ccaas_rule;
 struct ccaas_scope_result;
@@ -127,7 +129,7 @@ int ccaas_nl_sock_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 /* selector.c */
 const struct tcp_congestion_ops *
 ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk,
-		    bool fresh);
+		    enum ccaas_side side, bool fresh);
 const struct tcp_congestion_ops *
 ccaas_listener_ops(const struct ccaas_policy_gen *gen, const struct sock *sk);
 int ccaas_selector_init(void);

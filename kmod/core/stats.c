@@ -132,7 +132,7 @@ ccaas_stats_classify(const struct sock *sk, const struct tcp_congestion_ops *cur
 	if (ccaas_sk_pinned(sk))
 		return CCAAS_CLASS_PINNED;
 	if (!ccaas_ecn_compatible(sk, want)) {
-		holder = ccaas_ecn_child_cca(gen, sk,
+		holder = ccaas_ecn_child_cca(gen, sk, CCAAS_SIDE_GUESS,
 					     !inet_csk(sk)->icsk_ca_initialized);
 		if (holder && ccaas_ops_on_cca(cur, holder))
 			return CCAAS_CLASS_HELD;

@@ -204,6 +204,38 @@ assert len(s) == 1 and s[0]["server_port"] == int(sys.argv[1]), s
 		fail service_port_both_sides "listeners, ECN by default: [$l1] [$l2]"
 }
 
+# An ECN child whose own rule names a CCA that cannot hold ECN goes to an
+# ECN CCA of its own service (the one its listener is on, which is why it
+# negotiated ECN), not to another service's: here no transitional CCA is
+# loaded, and the other service's port rule, which sorts first, names
+# cca_dctcp. A migration leaves the child where it is.
+test_service_ecn_child_own_service() {
+	local srv
+	sv_setup || return 1
+	if grep -q '^tcp_cca_cubic ' /proc/modules; then
+		rmmod tcp_cca_cubic || { echo "tcp_cca_cubic in use"; return 1; }
+	fi
+	load_ccaas tcp_cca_dcndelay || return 1
+	sv_serve sv_b $SV_PORT2 || return 1
+	printf '%s\n' "default cca cubic" "port $SV_PORT cca cca_dctcp" \
+		"port $SV_PORT2 locality xregion cca cca_dcndelay" "port $SV_PORT2 cca reno" |
+		"$CCACTL" -n sv_b policy apply - >/dev/null &&
+		"$CCACTL" -n sv_a policy set default cca cca_dctcp >/dev/null || return 1
+	# the listener accepts ECN: its service's ECN rule (the remote fields
+	# left open) put it on cca_dcndelay
+	srv=$(ns sv_b ss -tilnH "( sport = :$SV_PORT2 )")
+	echo "$srv" | grep -q cca_dcndelay ||
+		fail service_ecn_child_own_service "listener: $srv" || return 1
+	sv_connect bulk $SV_PORT2 || return 1
+	srv=$(ns sv_b ss -tinH state established "( sport = :$SV_PORT2 )")
+	echo "$srv" | grep -q 'ecn' && echo "$srv" | grep -q ' cca_dcndelay ' ||
+		fail service_ecn_child_own_service "accepted: $srv" || return 1
+	"$CCACTL" -n sv_b migrate >/dev/null || return 1
+	srv=$(ns sv_b ss -tinH state established "( sport = :$SV_PORT2 )")
+	echo "$srv" | grep -q ' cca_dcndelay ' ||
+		fail service_ecn_child_own_service "after a migration: $srv"
+}
+
 # A rollback moves both services back to the CCAs of the generation it
 # restores.
 test_service_rollback() {
@@ -343,5 +375,43 @@ test_service_cgroup_lifecycle() {
 		fail service_cgroup_lifecycle "policy show made again: $out" || return 1
 	sv_connect later $SV_PORT && p=$SV_PID || return 1
 	[ "$(sv_cca sv_a $p)" = reno ] ||
-		fail service_cgroup_lifecycle "cgroup made again: $(sv_cca sv_a $p)"
+		fail service_cgroup_lifecycle "cgroup made again: $(sv_cca sv_a $p)" ||
+		return 1
+	sv_probe_cycle
+}
+
+# The mkdir probe is there only while a rule names a path: the namespace
+# that held the host's only cgroup rules gone, it goes; a rule for a path
+# again brings it back, and a cgroup made there then is bound. The kernel
+# says so in pr_debug lines where it has dynamic debug (Debian's kernels);
+# without it (the sanitizer kernel) only the binding is checked.
+sv_probe_cycle() {
+	local dd=/proc/dynamic_debug/control mark out p
+	[ ! -w $dd ] || echo 'file cgroup_bind.c +p' >$dd || return 1
+	mark=$(dmesg | wc -l)
+	# its processes gone, and its name: the namespace goes with its rules
+	ip netns pids sv_a | xargs -r kill
+	for _ in $(seq 50); do [ -z "$(ip netns pids sv_a)" ] && break; sleep 0.1; done
+	ip netns del sv_a || return 1
+	if [ -w $dd ]; then
+		for _ in $(seq 100); do
+			dmesg | tail -n +$((mark + 1)) | grep -q 'cgroup_mkdir probe unregistered' && break
+			sleep 0.1
+		done
+		dmesg | tail -n +$((mark + 1)) | grep -q 'cgroup_mkdir probe unregistered' ||
+			fail service_cgroup_lifecycle "the probe stayed with no cgroup rule" || return 1
+	fi
+	mark=$(dmesg | wc -l)
+	netns_add sv_a &&
+		"$CCACTL" -n sv_a policy set cgroup ccaas-svc/again cca reno >/dev/null 2>&1 ||
+		return 1
+	if [ -w $dd ]; then
+		dmesg | tail -n +$((mark + 1)) | grep -q 'cgroup_mkdir probe registered (0)' ||
+			fail service_cgroup_lifecycle "no probe for the new rule" || return 1
+		echo 'file cgroup_bind.c -p' >$dd
+	fi
+	mkdir $SV_CG/again || return 1
+	out=$("$CCACTL" -n sv_a policy show)
+	echo "$out" | grep -qx "cgroup ccaas-svc/again cca reno  # cgroup id $(stat -c %i $SV_CG/again)" ||
+		fail service_cgroup_lifecycle "after the probe came back: $out"
 }

@@ -10,8 +10,12 @@
 # Hosts a (clients, where ccaas runs) and b (servers on in-tree dctcp
 # listeners, which accept ECN: so the connections negotiate it).
 # Beside the sanitizer kernel, one stock line (the newest; make
-# check-full on every line): the procedure is the subject.
+# check-full on every line): the procedure is the subject. The sanitizer
+# kernel runs upgrade_core only: its drain, unload and reload of every
+# module take the paths upgrade_cca's take for one (and 60-migrate.sh's
+# moves between two ccaas CCAs are there too).
 # vm-debug: yes
+# vm-debug-skip: upgrade_cca
 # vm-lines: newest
 # vm-timeout: 240
 
