@@ -38,7 +38,10 @@
  * a work item (references also go in softirq, and unregistering waits for
  * the probes running). ccaas_cgroup_probe_sync() does both, from the count
  * of entries, under a mutex: whatever order gets and puts come in, the
- * last sync leaves the probe as the list needs it.
+ * last sync leaves the probe as the list needs it. Every get syncs and
+ * looks up, also of an entry already listed, whose maker may not have
+ * yet. A `policy del` naming a path takes a reference too, for the time
+ * of its request.
  */
 #include <linux/cgroup.h>
 #include <linux/mutex.h>
@@ -137,13 +140,32 @@ static void ccaas_cgroup_lookup(struct ccaas_cgroup *ent)
 	cgroup_put(cg);
 }
 
+/*
+ * @ent, listed, with the caller's reference: the probe registered, then
+ * @ent bound to the cgroup at its path now. In that order, so that a
+ * cgroup made meanwhile is not missed. Return: @ent, or an ERR_PTR (the
+ * reference put) if the probe could not be registered.
+ */
+static struct ccaas_cgroup *ccaas_cgroup_follow(struct ccaas_cgroup *ent,
+						struct netlink_ext_ack *extack)
+{
+	int err = ccaas_cgroup_probe_sync();
+
+	if (err) {
+		ccaas_cgroup_put(ent);
+		NL_SET_ERR_MSG(extack, "cannot follow the cgroups made: no probe on cgroup_mkdir");
+		return ERR_PTR(err);
+	}
+	ccaas_cgroup_lookup(ent);
+	return ent;
+}
+
 struct ccaas_cgroup *ccaas_cgroup_get(const char *path,
 				      struct netlink_ext_ack *extack)
 {
 	struct ccaas_cgroup *ent, *new;
 	unsigned int level = ccaas_cgroup_path_level(path);
 	size_t len = strlen(path);
-	int err;
 
 	if (!level || level > U16_MAX) {
 		NL_SET_ERR_MSG(extack,
@@ -163,7 +185,12 @@ struct ccaas_cgroup *ccaas_cgroup_get(const char *path,
 			refcount_inc(&ent->users);
 			spin_unlock_irq(&ccaas_cgroups_lock);
 			kfree(new);
-			return ent;
+			/*
+			 * Its maker may not be through the two steps below
+			 * yet (or failed the first): this caller's rule
+			 * must not go in force before them.
+			 */
+			return ccaas_cgroup_follow(ent, extack);
 		}
 	}
 	if (ccaas_cgroups_count >= CCAAS_CGROUPS_MAX) {
@@ -173,21 +200,10 @@ struct ccaas_cgroup *ccaas_cgroup_get(const char *path,
 			       __stringify(CCAAS_CGROUPS_MAX) ")");
 		return ERR_PTR(-ENOSPC);
 	}
-	/*
-	 * listed, and the probe registered, before the lookup: a cgroup made
-	 * meanwhile is not missed
-	 */
 	list_add_rcu(&new->node, &ccaas_cgroups);
 	WRITE_ONCE(ccaas_cgroups_count, ccaas_cgroups_count + 1);
 	spin_unlock_irq(&ccaas_cgroups_lock);
-	err = ccaas_cgroup_probe_sync();
-	if (err) {
-		ccaas_cgroup_put(new);
-		NL_SET_ERR_MSG(extack, "cannot follow the cgroups made: no probe on cgroup_mkdir");
-		return ERR_PTR(err);
-	}
-	ccaas_cgroup_lookup(new);
-	return new;
+	return ccaas_cgroup_follow(new, extack);
 }
 
 void ccaas_cgroup_hold(struct ccaas_cgroup *cg)
@@ -244,7 +260,16 @@ void ccaas_cgroup_bind_exit(void)
 {
 	/* every rule is gone (the namespaces' exit freed them) */
 	WARN_ON(!list_empty(&ccaas_cgroups));
-	/* the last put's work, if still to run, then the probe if left */
+	/*
+	 * the last put's work, if still to run; then the probe goes whatever
+	 * the count says (a reference leaked must not leave it to run code
+	 * unloaded)
+	 */
 	flush_work(&ccaas_cgroup_probe_work);
-	ccaas_cgroup_probe_sync();
+	mutex_lock(&ccaas_cgroup_probe_lock);
+	if (ccaas_mkdir_probed)
+		ccaas_tracepoint_detach(ccaas_mkdir_tp,
+					(void *)ccaas_cgroup_mkdir_probe);
+	ccaas_mkdir_probed = false;
+	mutex_unlock(&ccaas_cgroup_probe_lock);
 }

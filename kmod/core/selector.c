@@ -149,11 +149,15 @@ ccaas_ecn_child_cca(const struct ccaas_policy_gen *gen, const struct sock *sk,
 	if (rule && ccaas_can_hold(sk, rule->cca.ops, fresh))
 		return rule->cca.ops;
 	for (i = 0; i < gen->n_rules; i++) {
+		if (!ccaas_rule_may_apply(&gen->rules[i], sk, side, &all))
+			continue;
 		ops = gen->rules[i].cca.ops;
 		if ((ops->flags & TCP_CONG_NEEDS_ECN) &&
-		    ccaas_rule_may_apply(&gen->rules[i], sk, side, &all) &&
 		    ccaas_can_hold(sk, ops, fresh))
 			return ops;
+		/* it applies to every connection: none after it does */
+		if (all)
+			break;
 	}
 	return NULL;
 }
