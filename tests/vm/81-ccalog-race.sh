@@ -5,10 +5,11 @@
 # while rounds of connections on cca_dctcp close, are drained and the module
 # unloads. Apart from 80-ccalog so that it runs on the sanitizer kernel,
 # which reports a use of freed CCA ops that a stock kernel may not notice.
-# Beside the sanitizer kernel, one stock line (the newest; make
-# check-full on every line); 80-ccalog covers the oldest.
+# make check runs it on the sanitizer kernel alone (make check-full on
+# every line; without the sanitizer kernel, on the newest); 80-ccalog
+# covers the oldest.
 # vm-debug: yes
-# vm-lines: newest
+# vm-lines: sanitizer
 # vm-timeout: 180
 
 load_ccaas tcp_cca_dctcp

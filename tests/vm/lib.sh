@@ -16,6 +16,8 @@
 #     `# vm-debug: yes|only` (also, or only, on the sanitizer kernel),
 #     `# vm-debug-skip: NAME...` (tests left off the sanitizer kernel),
 #     `# vm-lines: newest|oldest|spare` (one Debian line only),
+#     `# vm-lines: edges` (the oldest and the newest), `# vm-lines:
+#     sanitizer` (none beside the sanitizer kernel),
 #     `# vm-requires: CCAAS_HAVE_X` (a probe result of the headers),
 #     `# vm-manual: yes` (only when named), `# vm-full: yes` (only in
 #     make check-full, or when named), `# vm-ansible: yes` (the

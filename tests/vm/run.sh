@@ -121,6 +121,12 @@ select_files() {
 			[ "$1" != "$oldest" ] && [ "$1" != "$newest" ]; then
 			continue
 		fi
+		# `# vm-lines: sanitizer`: on the sanitizer kernel alone when
+		# the run has it in the other lane (-d), else on the newest
+		if [ -n "$debian" ] && grep -qE '^# vm-lines: *sanitizer' "$f" &&
+			{ [ -n "$debug_twin" ] || [ "$1" != "$newest" ]; }; then
+			continue
+		fi
 		# `# vm-lines: spare`: likewise, on the line whose lane has
 		# room: the stock kernel of DEBUG_LINE, whose `vm-debug: yes`
 		# files the sanitizer kernel takes (else the newest)
@@ -284,9 +290,10 @@ run_kernel() {
 	log=$(mktemp)
 	[ "$verbose" = 0 ] || q=""
 	local pass=() v
-	# the fuzzer's knobs (tests/vm/90-fuzz.sh), when given
+	# the fuzzer's knobs (tests/vm/90-fuzz.sh) and 73-hostcn's HC_ALL,
+	# when given
 	for v in FUZZ_MESSAGES FUZZ_SECONDS FUZZ_SEED CCAAS_VM_FILE_TIMEOUT_MIN CCAAS_KUNIT_FILTER \
-		CCAAS_VM_GCOV; do
+		CCAAS_VM_GCOV HC_ALL; do
 		[ -z "${!v:-}" ] || pass+=(-e "$v=${!v}")
 	done
 	# `# vm-ansible: yes`: the Ansible controller runs on the host

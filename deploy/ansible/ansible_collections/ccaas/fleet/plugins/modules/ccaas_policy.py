@@ -123,8 +123,12 @@ def main():
         lines = p["rules"]
     text = "".join(line + "\n" for line in lines)
 
-    previous = [line for line in run_ccactl(module, ["policy", "show"], json_out=False).splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
+    # the rules in force, in the words that apply them: without the
+    # comments policy show adds (a cgroup rule's "# cgroup id N", an id
+    # that is not the next boot's)
+    previous = [line.split("#", 1)[0].rstrip()
+                for line in run_ccactl(module, ["policy", "show"], json_out=False).splitlines()]
+    previous = [line for line in previous if line.strip()]
     # The dry run is the kernel's check and the diff, in check mode and out.
     dry = run_ccactl(module, ["policy", "apply", "-", "dry_run"], text)
     changes = dry.get("changes", [])
