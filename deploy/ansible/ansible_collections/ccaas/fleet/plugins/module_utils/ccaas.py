@@ -73,15 +73,27 @@ def _fsync_dir(d):
         os.close(fd)
 
 
-def write_conf(module, path, text, **committed):
+def conf_lines(text):
+    """The lines of a configuration TEXT that say something, without
+    comments and with single spaces, in order: its rules or entries."""
+    lines = (" ".join(line.split("#", 1)[0].split()) for line in text.splitlines())
+    return [line for line in lines if line]
+
+
+def write_conf(module, path, text, unordered=False, **committed):
     """PATH holds TEXT afterwards: written to a temporary file in the same
     directory, flushed, given the mode, owner and SELinux context of the
     PATH it replaces (0644 root for a new one), renamed over PATH, the
     directory flushed, so that a reader (a boot) sees the old file or the
     new one whole. Returns whether it changed; in check mode writes
-    nothing. On failure the task fails with COMMITTED among its results
-    (what the kernel took already: changed, generation ...)."""
-    if read_conf(path) == text:
+    nothing. UNORDERED: a PATH with the same lines in another order (a
+    policy: the kernel orders its rules itself) is left as it is. On
+    failure the task fails with COMMITTED among its results (what the
+    kernel took already: changed, generation ...)."""
+    old = read_conf(path)
+    if old == text:
+        return False
+    if unordered and old is not None and sorted(conf_lines(old)) == sorted(conf_lines(text)):
         return False
     if module.check_mode:
         return True

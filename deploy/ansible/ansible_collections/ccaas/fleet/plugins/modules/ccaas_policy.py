@@ -148,8 +148,10 @@ def main():
     # only now, the kernel having taken the rules
     conf_changed = False
     if p["persist"]:
+        # in any order: a canary put back writes the rules as policy
+        # show orders them, the next run as the inventory does
         conf_changed = write_conf(module, os.path.join(p["conf_dir"], "policy.conf"),
-                                  conf_text("The policy", lines),
+                                  conf_text("The policy", lines), unordered=True,
                                   changed=committed, committed=committed,
                                   generation=generation)
     module.exit_json(changed=committed or conf_changed, committed=committed,
