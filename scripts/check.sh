@@ -112,8 +112,9 @@ suite() {
 	# Two lanes, one single-vCPU guest each, one per core
 	# (docs/testing.md has the times they were balanced by):
 	#
-	#  lane 1: the sanitizer kernel (built here if its inputs changed,
-	#          beside lane 2's first steps), its modules, its files
+	#  lane 1: the newest Debian line's modules, the sanitizer kernel
+	#          (built here if its inputs changed, beside lane 2's first
+	#          steps), its modules, its files
 	#          (KUnit first); the build suite (on the host, beside lane
 	#          2's guest); then the files that compare CCAs' behaviour
 	#          (`# vm-alone: yes`) on the oldest line, make demo, and the
@@ -137,7 +138,15 @@ suite() {
 		[ -n "$1" ] || return 0
 		suite vm tests/vm/run.sh -k "$1" -L "$stock" -x alone ${T:+-t "$T"}
 	}
+	# With the sanitizer kernel in the run, lane 1 builds the newest
+	# line's modules first (lane 2 needs them last), and lane 2 the others
+	lane1_mods=""
+	[ "$kvers" = "$stock" ] || lane1_mods=$newest
 	{
+		if [ -n "$lane1_mods" ]; then
+			build_modules "$lane1_mods"
+			touch "$lanes/built-lane1"
+		fi
 		# KUnit runs as the first of the sanitizer kernel's files
 		# (tests/vm/05-kunit.sh); on its own (scripts/kunit.sh, which
 		# builds that kernel if needed) when the run has no sanitizer
@@ -168,30 +177,39 @@ suite() {
 		alone "$oldest"
 		[ -n "$T" ] || suite demo demo_run
 		# systemd booting with ccaas installed (tests/boot/run.sh) on
-		# the oldest and newest lines. The packages installed in a
-		# booted system (DKMS compiling under TCG: a 12 min VM on 6.1,
-		# more than the budget has) only in make check-full, on the
-		# oldest line; make check installs them in 7.3's build root
-		# instead (the build suite's deb-root).
+		# the newest line (make check-full: the oldest too; systemd
+		# and the units are the host's on every line, and the newest
+		# runs every boot test, the oldest a part). The packages
+		# installed in a booted system (DKMS compiling under TCG: a
+		# 12 min VM on 6.1, more than the budget has) only in make
+		# check-full, on the oldest line; make check installs them in
+		# 7.3's build root instead (the build suite's deb-root).
 		if [ -n "${stock// /}" ]; then
-			deb_lines=""
-			[ "${CCAAS_VM_ALL_LINES:-0}" != 1 ] || deb_lines=$(ccaas_short_kver "$oldest")
-			case "$T" in "" | *boot*) suite boot env BOOT_DEB_LINES="$deb_lines" tests/boot/run.sh $edges ;; esac
+			deb_lines="" boot_lines=${newest:-$oldest}
+			if [ "${CCAAS_VM_ALL_LINES:-0}" = 1 ]; then
+				deb_lines=$(ccaas_short_kver "$oldest")
+				boot_lines=$edges
+			fi
+			case "$T" in "" | *boot*) suite boot env BOOT_DEB_LINES="$deb_lines" tests/boot/run.sh $boot_lines ;; esac
 		fi
 	} >"$lane1_log" 2>&1 &
 	lane1=$!
 	# an interrupted run takes lane 1 down too (its VMs end with it)
 	trap 'kill $lane1 2>/dev/null; pkill -TERM -P $lane1 2>/dev/null' INT TERM
 	{
-		# the Debian lines' modules (7.3's in its build root, made here
-		# on a new machine) while lane 1 builds the sanitizer kernel
-		echo "=== building modules for: $stock"
+		# the Debian lines' modules while lane 1 builds the newest's (in
+		# its build root, made there on a new machine), then the
+		# sanitizer kernel
+		echo "=== building modules for: $stock${lane1_mods:+ (lane 1: $lane1_mods)}"
 		t0=$(date +%s)
 		for kver in $stock; do
-			build_modules "$kver"
+			[ "$kver" = "$lane1_mods" ] || build_modules "$kver"
 		done
 		echo "=== modules for the Debian lines took $(($(date +%s) - t0)) s"
 		suite ccactl env T="$T" tests/ccactl/run.sh
+		while [ -n "$lane1_mods" ] && [ ! -e "$lanes/built-lane1" ] && kill -0 $lane1 2>/dev/null; do
+			sleep 2
+		done
 		touch "$lanes/built"
 		if [ -n "${stock// /}" ]; then
 			suite vm tests/vm/run.sh -k "$stock" -x shared \

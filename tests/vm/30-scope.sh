@@ -3,6 +3,7 @@
 # printed as a diff); refusals (usage errors, kernel refusals, malformed
 # netlink) that leave the table as it was; permissions; network
 # namespaces; a load of 100 000 prefixes.
+# vm-oldest-skip: scope_valgrind
 # vm-lines: edges
 # vm-timeout: 400
 

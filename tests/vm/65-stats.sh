@@ -8,6 +8,7 @@
 # Hosts a (clients) and b (servers); a's scope puts b in locality dc.
 # Not on the sanitizer kernel (about four minutes there, the lane it would
 # lengthen): its walk runs there in 81-ccalog-race.sh, against unloads.
+# vm-oldest-skip: stats_prometheus_node_exporter
 # vm-lines: edges
 # vm-timeout: 240
 

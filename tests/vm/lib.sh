@@ -15,6 +15,7 @@
 #     `# vm-alone: yes` (compares CCAs: not beside other guests),
 #     `# vm-debug: yes|only` (also, or only, on the sanitizer kernel),
 #     `# vm-debug-skip: NAME...` (tests left off the sanitizer kernel),
+#     `# vm-oldest-skip: NAME...` (tests left off the oldest line),
 #     `# vm-lines: newest|oldest|spare` (one Debian line only),
 #     `# vm-lines: edges` (the oldest and the newest), `# vm-lines:
 #     sanitizer` (none beside the sanitizer kernel),
@@ -104,11 +105,17 @@ ccaas_match() {
 # matches. On the sanitizer kernel (CCAAS_VM_SANITIZER=1) less the tests
 # that `# vm-debug-skip: NAME...` lines of FILE name, unless PATTERN names
 # them: tests of what the policy decides, whose code paths the file's other
-# tests take as well, for which the sanitizer would find nothing new.
+# tests take as well, for which the sanitizer would find nothing new. On
+# the oldest of several Debian lines (CCAAS_VM_OLDEST=1, not in make
+# check-full) less those `# vm-oldest-skip: NAME...` names: tests whose
+# subject is not the kernel (userspace under valgrind, YNL's library, a
+# Prometheus exporter), run on the newest.
 ccaas_selected_tests() {
 	local t skip=""
 	[ "${CCAAS_VM_SANITIZER:-0}" != 1 ] ||
 		skip=" $(sed -nE 's/^# vm-debug-skip: *//p' "$1" | tr '\n' ' ') "
+	[ "${CCAAS_VM_OLDEST:-0}" != 1 ] ||
+		skip="$skip $(sed -nE 's/^# vm-oldest-skip: *//p' "$1" | tr '\n' ' ') "
 	for t in $(ccaas_test_functions "$1"); do
 		if [[ "$skip" == *" ${t#test_} "* ]] && ! { [ -n "${2:-}" ] && ccaas_match "$2" "${t#test_}"; }; then
 			continue

@@ -169,6 +169,17 @@ select_files() {
 	done
 }
 
+# oldest_tier KVER: 1 if KVER is the oldest of several Debian lines and
+# the tiers hold (not make check-full): `# vm-oldest-skip:` applies
+oldest_tier() {
+	if [ "$1" = "$oldest" ] && [ "$oldest" != "$newest" ] &&
+		[ "${CCAAS_VM_ALL_LINES:-0}" != 1 ]; then
+		echo 1
+	else
+		echo 0
+	fi
+}
+
 # The newest Debian kernel of the run, for `# vm-lines: newest`.
 newest=$(for k in $lines; do ccaas_resolve_kver "$k"; done | grep -vx "$KVER_DEBUG" |
 	sort -V | tail -n 1)
@@ -243,6 +254,7 @@ report() {
 		# the tests the guest ran: on the sanitizer kernel less those of
 		# `# vm-debug-skip:`
 		names=$(CCAAS_VM_SANITIZER=$([ "$kver" = "$KVER_DEBUG" ] && echo 1 || echo 0) \
+			CCAAS_VM_OLDEST=$(oldest_tier "$kver") \
 			ccaas_selected_tests "$f" "$pattern" | sed 's/^test_//')
 		# a file without test_ functions that failed counts as one test
 		if [ -z "$names" ] && [ "${rc:-x}" != 0 ]; then
@@ -313,6 +325,7 @@ run_kernel() {
 		-e "CCACTL=$root/tools/ccactl/ccactl" -e "CCAAS_YNL=$ynl" \
 		-e "CCAAS_VM_TIME_SCALE=$time_scale" \
 		-e "CCAAS_VM_SANITIZER=$([ "$kver" = "$KVER_DEBUG" ] && echo 1 || echo 0)" \
+		-e "CCAAS_VM_OLDEST=$(oldest_tier "$kver")" \
 		-e "CCAAS_VM_FILE_TIMEOUT=${CCAAS_VM_FILE_TIMEOUT:-300}" \
 		-e "CCAAS_VM_PATTERN=$pattern" \
 		"$kver" -- "$vmdir/lib/driver.sh" "${files[@]}" 2>"$log" |
