@@ -88,7 +88,8 @@ fuzz:
 		CCAAS_VM_FILE_TIMEOUT_MIN=$$(($(FUZZ_SECONDS) + 300)) \
 		SUITES=vm T=90-fuzz scripts/check.sh
 
-# The race soak of tests/vm/95-soak.sh (1 min in `make check`) for
+# The race soak of tests/vm/95-soak.sh (1 min in `make check-full`, not in
+# `make check`) for
 # SOAK_SECONDS, on each kernel line. The guest reads the duration and seed
 # from build/soak.env, there for this run only; the file's time limit is
 # the soak plus the 150 s its setup and checks may take (SOAK_RESERVE).

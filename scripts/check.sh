@@ -118,14 +118,14 @@ suite() {
 	#          (KUnit first); the build suite (on the host, beside lane
 	#          2's guest); then the files that compare CCAs' behaviour
 	#          (`# vm-alone: yes`) on the oldest line, make demo, and the
-	#          boot suite (systemd as init) on the oldest and newest lines;
+	#          boot suite (systemd as init) on the newest line;
 	#  lane 2: the Debian lines' modules, the ccactl suite, the Debian
 	#          kernels' other files (the fleet rollout on DEBUG_LINE's,
 	#          `vm-lines: spare`), the vm-alone files on the newest line.
 	#
 	# A vm-alone file shares the host with one other guest at most and
-	# starts only once lane 2's builds and build suites are done (lane 1
-	# waits for them: its vm-alone files need the Debian modules too). The sanitizer
+	# starts only once the modules are built and the build suite is done
+	# (each lane waits for the other's flag). The sanitizer
 	# kernel is built from DEBUG_LINE's source: with it in the run, its
 	# `vm-debug: yes` files are not run again on that line's Debian
 	# kernel (run.sh -d).
@@ -138,10 +138,15 @@ suite() {
 		[ -n "$1" ] || return 0
 		suite vm tests/vm/run.sh -k "$1" -L "$stock" -x alone ${T:+-t "$T"}
 	}
-	# With the sanitizer kernel in the run, lane 1 builds the newest
-	# line's modules first (lane 2 needs them last), and lane 2 the others
+	# With the sanitizer kernel in the run and cached, lane 1 builds the
+	# newest line's modules first (lane 2 needs them last), and lane 2 the
+	# others. Not on a new machine: there the newest line's modules need
+	# its build root made first (minutes), and the sanitizer kernel's
+	# build, the longest stage, must start at once.
 	lane1_mods=""
-	[ "$kvers" = "$stock" ] || lane1_mods=$newest
+	if [ "$kvers" != "$stock" ] && [ "$budget" = "$BUDGET_WARM" ]; then
+		lane1_mods=$newest
+	fi
 	{
 		if [ -n "$lane1_mods" ]; then
 			build_modules "$lane1_mods"
@@ -174,6 +179,7 @@ suite() {
 		# the build suite (host only: W=1, checkpatch, DKMS, the
 		# packages) beside lane 2's guest, not ahead of it
 		suite build env T="$T" tests/build/run.sh $stock
+		touch "$lanes/build-suite"
 		alone "$oldest"
 		[ -n "$T" ] || suite demo demo_run
 		# systemd booting with ccaas installed (tests/boot/run.sh) on
@@ -215,6 +221,10 @@ suite() {
 			suite vm tests/vm/run.sh -k "$stock" -x shared \
 				$([ "$kvers" = "$stock" ] || echo -d) ${T:+-t "$T"}
 		fi
+		# the vm-alone files not beside the build suite's compilers
+		while [ ! -e "$lanes/build-suite" ] && kill -0 $lane1 2>/dev/null; do
+			sleep 2
+		done
 		alone "$newest"
 	} 2>&1 | tee "$lanes/2"
 	wait "$lane1"

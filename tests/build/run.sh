@@ -142,7 +142,7 @@ dkms_build() {
 	rm -rf "$src"
 }
 
-if want dkms; then
+if want dkms || [[ $T == dkms* ]]; then
 	ver=$(cat VERSION)
 	if ! grep -q "^PACKAGE_VERSION=\"$ver\"" dkms.conf; then
 		echo "dkms.conf PACKAGE_VERSION differs from VERSION ($ver)" > "$tmp/dkms-version"

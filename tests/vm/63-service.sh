@@ -213,7 +213,7 @@ test_service_ecn_child_own_service() {
 	local srv
 	sv_setup || return 1
 	if grep -q '^tcp_cca_cubic ' /proc/modules; then
-		rmmod tcp_cca_cubic || { echo "tcp_cca_cubic in use"; return 1; }
+		rmmod_poll tcp_cca_cubic || return 1
 	fi
 	load_ccaas tcp_cca_dcndelay || return 1
 	sv_serve sv_b $SV_PORT2 || return 1

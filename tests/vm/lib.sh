@@ -108,8 +108,8 @@ ccaas_match() {
 # tests take as well, for which the sanitizer would find nothing new. On
 # the oldest of several Debian lines (CCAAS_VM_OLDEST=1, not in make
 # check-full) less those `# vm-oldest-skip: NAME...` names: tests whose
-# subject is not the kernel (userspace under valgrind, YNL's library, a
-# Prometheus exporter), run on the newest.
+# subject is not the kernel (userspace under valgrind, a Prometheus
+# exporter), run on the newest.
 ccaas_selected_tests() {
 	local t skip=""
 	[ "${CCAAS_VM_SANITIZER:-0}" != 1 ] ||

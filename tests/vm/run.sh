@@ -149,8 +149,11 @@ select_files() {
 		esac
 		# `# vm-full: yes`: a long run (the soak) kept for make
 		# check-full, or when the pattern names the file (make soak)
+		# or one of its tests
 		if grep -qE '^# vm-full: *yes' "$f" && [ "${CCAAS_VM_ALL_LINES:-0}" != 1 ] &&
-			{ [ -z "$pattern" ] || ! ccaas_match "$pattern" "$(basename "$f")"; }; then
+			{ [ -z "$pattern" ] ||
+			  { ! ccaas_match "$pattern" "$(basename "$f")" &&
+			    [ -z "$(ccaas_selected_tests "$f" "$pattern")" ]; }; }; then
 			continue
 		fi
 		# `# vm-manual: yes`: only when the pattern names the file
