@@ -180,6 +180,10 @@ suite() {
 		# packages) beside lane 2's guest, not ahead of it
 		suite build env T="$T" tests/build/run.sh $stock
 		touch "$lanes/build-suite"
+		# the shared files marked `# vm-lane: 1` (28-reductions, on
+		# the spare line), in this lane, which has room
+		[ -z "${stock// /}" ] ||
+			suite vm tests/vm/run.sh -k "$stock" -L "$stock" -x lane1 ${T:+-t "$T"}
 		alone "$oldest"
 		[ -n "$T" ] || suite demo demo_run
 		# systemd booting with ccaas installed (tests/boot/run.sh) on

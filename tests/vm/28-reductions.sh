@@ -122,15 +122,16 @@
 # Results: stdout and $RESULTS/reductions.txt, the trace and its report
 # in $RESULTS/reductions/.
 #
-# `make check` runs it with the vm-alone files of the oldest line (6.1),
-# in the lane that has room since 2026-12-06 (it was on 6.12's, beside the
-# sanitizer kernel's guest); `make check-full` on the oldest and newest.
-# Its verdicts compare values the kernel recorded, so the load only
-# lengthens the phases (each capped at RD_MAX s; $RD_DIR/progress.log
-# says when each began).
+# `make check` runs it on the spare line (6.12, where its phases were
+# calibrated; on 6.1 cca_dcndelay's local phase once had no reduction
+# that tells its rule from the loss response), in the first lane (which
+# has room since 2026-12-06) after the build suite; `make check-full` on
+# every line. Its verdicts compare values the kernel recorded, so the
+# load only lengthens the phases (each capped at RD_MAX s;
+# $RD_DIR/progress.log says when each began).
 # vm-timeout: 420
-# vm-alone: yes
-# vm-lines: oldest
+# vm-lines: spare
+# vm-lane: 1
 
 RD_DIR=$RESULTS/reductions
 RD_RESULTS=$RESULTS/reductions.txt

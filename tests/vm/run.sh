@@ -3,7 +3,7 @@
 # tests/vm/[0-9][0-9]-*.sh (through tests/vm/lib/driver.sh) and the host
 # prints their results as `PASS: vm-<short kernel>/<name>`.
 #
-# Usage: tests/vm/run.sh [-k KVERS] [-L KVERS] [-t PATTERN] [-X PATTERN] [-x alone|shared] [-d] [-j] [-v]
+# Usage: tests/vm/run.sh [-k KVERS] [-L KVERS] [-t PATTERN] [-X PATTERN] [-x alone|shared|lane1] [-d] [-j] [-v]
 #   -k KVERS    kernels, comma/space separated, full or short (6.1,6.12);
 #               default: all pinned in scripts/versions.conf
 #   -L KVERS    the kernels of the whole run, when this one runs a part of
@@ -16,7 +16,10 @@
 #   -x alone    only the files marked `# vm-alone: yes`: those that compare
 #               CCAs' behaviour on the emulated CPU, which make check runs
 #               with no more guests than the host has cores
-#   -x shared   only the other files, which may share the host
+#   -x shared   only the other files, which may share the host, less
+#               those marked `# vm-lane: 1`
+#   -x lane1    only the files marked `# vm-lane: 1`: shared files that make
+#               check runs in its first lane, which has room
 #   -d          the sanitizer kernel runs in another lane: leave the files
 #               marked `# vm-debug: yes` to it on the Debian kernel of its
 #               own source (DEBUG_LINE in versions.conf)
@@ -56,7 +59,7 @@ while getopts "k:L:t:X:x:djvh" opt; do
 	*) usage ;;
 	esac
 done
-case "$alone" in "" | alone | shared) ;; *) usage ;; esac
+case "$alone" in "" | alone | shared | lane1) ;; *) usage ;; esac
 [ -n "$kvers" ] || kvers=$(ccaas_all_kvers)
 [ -n "$lines" ] || lines=$kvers
 
@@ -145,7 +148,10 @@ select_files() {
 		fi
 		case "$alone" in
 		alone) grep -qE '^# vm-alone: *yes' "$f" || continue ;;
-		shared) ! grep -qE '^# vm-alone: *yes' "$f" || continue ;;
+		shared)
+			! grep -qE '^# vm-alone: *yes' "$f" || continue
+			! grep -qE '^# vm-lane: *1' "$f" || continue ;;
+		lane1) grep -qE '^# vm-lane: *1' "$f" || continue ;;
 		esac
 		# `# vm-full: yes`: a long run (the soak) kept for make
 		# check-full, or when the pattern names the file (make soak)
