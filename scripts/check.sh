@@ -41,6 +41,12 @@ case " $KERNELS " in
 	[ -e "$CCAAS_CACHE/debug/$(scripts/debug-kernel.sh -n)/.ready" ] || budget=$BUDGET_COLD ;;
 esac
 
+# wait_flag FILE PID: until FILE exists, or PID (the lane that makes it)
+# has ended
+wait_flag() {
+	while [ ! -e "$1" ] && kill -0 "$2" 2>/dev/null; do sleep 2; done
+}
+
 kver_of() {
 	ccaas_resolve_kver "$1"
 }
@@ -175,7 +181,7 @@ suite() {
 			fi
 		fi
 		[ -z "$kunit_alone" ] || suite kunit scripts/kunit.sh ${T:+-t "$T"}
-		while [ ! -e "$lanes/built" ] && kill -0 $$ 2>/dev/null; do sleep 5; done
+		wait_flag "$lanes/built" $$
 		# the build suite (host only: W=1, checkpatch, DKMS, the
 		# packages) beside lane 2's guest, not ahead of it
 		suite build env T="$T" tests/build/run.sh $stock
@@ -217,18 +223,14 @@ suite() {
 		done
 		echo "=== modules for the Debian lines took $(($(date +%s) - t0)) s"
 		suite ccactl env T="$T" tests/ccactl/run.sh
-		while [ -n "$lane1_mods" ] && [ ! -e "$lanes/built-lane1" ] && kill -0 $lane1 2>/dev/null; do
-			sleep 2
-		done
+		[ -z "$lane1_mods" ] || wait_flag "$lanes/built-lane1" $lane1
 		touch "$lanes/built"
 		if [ -n "${stock// /}" ]; then
 			suite vm tests/vm/run.sh -k "$stock" -x shared \
 				$([ "$kvers" = "$stock" ] || echo -d) ${T:+-t "$T"}
 		fi
 		# the vm-alone files not beside the build suite's compilers
-		while [ ! -e "$lanes/build-suite" ] && kill -0 $lane1 2>/dev/null; do
-			sleep 2
-		done
+		wait_flag "$lanes/build-suite" $lane1
 		alone "$newest"
 	} 2>&1 | tee "$lanes/2"
 	wait "$lane1"

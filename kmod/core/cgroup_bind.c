@@ -69,16 +69,14 @@ static void ccaas_cgroup_mkdir_probe(void *data, struct cgroup *cgrp,
 				     const char *path);
 
 /*
- * Register the mkdir probe if some entry is listed, unregister it if none
- * is. Process context. Return: 0, or the registration's error.
+ * Register the mkdir probe if @want, else unregister it, unless it is so
+ * already. Process context. Return: 0, or the registration's error.
  */
-static int ccaas_cgroup_probe_sync(void)
+static int ccaas_cgroup_probe_set(bool want)
 {
-	bool want;
 	int err = 0;
 
 	mutex_lock(&ccaas_cgroup_probe_lock);
-	want = READ_ONCE(ccaas_cgroups_count) > 0;
 	if (want && !ccaas_mkdir_probed) {
 		err = tracepoint_probe_register(ccaas_mkdir_tp,
 						(void *)ccaas_cgroup_mkdir_probe,
@@ -93,6 +91,16 @@ static int ccaas_cgroup_probe_sync(void)
 	}
 	mutex_unlock(&ccaas_cgroup_probe_lock);
 	return err;
+}
+
+/*
+ * The probe as the list needs it: registered if some entry is listed,
+ * unregistered if none is (read under the mutex, after every change the
+ * caller made).
+ */
+static int ccaas_cgroup_probe_sync(void)
+{
+	return ccaas_cgroup_probe_set(READ_ONCE(ccaas_cgroups_count) > 0);
 }
 
 static void ccaas_cgroup_probe_work_fn(struct work_struct *work)
@@ -266,10 +274,5 @@ void ccaas_cgroup_bind_exit(void)
 	 * unloaded)
 	 */
 	flush_work(&ccaas_cgroup_probe_work);
-	mutex_lock(&ccaas_cgroup_probe_lock);
-	if (ccaas_mkdir_probed)
-		ccaas_tracepoint_detach(ccaas_mkdir_tp,
-					(void *)ccaas_cgroup_mkdir_probe);
-	ccaas_mkdir_probed = false;
-	mutex_unlock(&ccaas_cgroup_probe_lock);
+	ccaas_cgroup_probe_set(false);
 }

@@ -177,6 +177,8 @@ static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 	const struct ccaas_policy_gen *gen;
 	struct ccaas_scope_result scope;
 	const struct ccaas_rule *rule;
+	enum ccaas_side side = at == CCAAS_AT_CHILD ? CCAAS_SIDE_PASSIVE :
+						      CCAAS_SIDE_ACTIVE;
 	int err;
 
 	if (ccaas_sk_pinned(sk))
@@ -193,8 +195,7 @@ static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 	    ccaas_sk_generation(sk) == gen->generation)
 		goto out;
 	ccaas_sk_scope(cn, sk, &scope);
-	rule = ccaas_policy_match_side(gen, &scope, sk, at == CCAAS_AT_CHILD ?
-				       CCAAS_SIDE_PASSIVE : CCAAS_SIDE_ACTIVE);
+	rule = ccaas_policy_match_side(gen, &scope, sk, side);
 	if (!rule)
 		goto out;
 	ops = rule->cca.ops;
@@ -209,9 +210,7 @@ static void ccaas_select(struct sock *sk, enum ccaas_select_at at)
 	     ccaas_sk_generation(sk) == gen->generation))
 		goto out;
 	if (at != CCAAS_AT_CONNECT && !ccaas_ecn_allows(sk, ops)) {
-		ops = ccaas_ecn_child_cca(gen, sk, at == CCAAS_AT_CHILD ?
-					  CCAAS_SIDE_PASSIVE : CCAAS_SIDE_ACTIVE,
-					  true);
+		ops = ccaas_ecn_child_cca(gen, sk, side, true);
 		if (!ops) {
 			ccaas_count(cn, CCAAS_CNT_REFUSED, 1);
 			goto out;
